@@ -1,0 +1,114 @@
+"""Every identifier the engine emits, for a translation layer to cover.
+
+The engine never produces prose: stages, statuses, problems, reasons and
+hints are these codes plus parameters. A test elsewhere asserts that each code
+here has a message.
+"""
+
+from __future__ import annotations
+
+from skynet import rewardspec, signature
+from skynet.returns import PROBLEMS as RETURN_VALUE_PROBLEMS
+
+STAGES = ("load", "signature", "reward_spec", "call", "return_value")
+STAGE_STATUSES = ("passed", "failed", "skipped", "pending", "running")
+CASE_STATUSES = ("valid", "invalid", "error", "timeout", "pending", "skipped")
+
+# A child that timed out or died can do so while loading, hence in "load" too.
+LOAD_PROBLEMS = (
+    "not_utf8",
+    "file_too_large",
+    "syntax_error",
+    "import_error",
+    "no_score_function",
+    "timeout",
+    "crashed",
+)
+SYNTAX_ERROR_REASONS = ("syntax", "null_bytes", "too_complex")
+SIGNATURE_PROBLEMS = ("bad_signature",)
+SIGNATURE_REASONS = signature.REASONS
+REWARD_SPEC_PROBLEMS = ("invalid_reward_spec",)
+REWARD_SPEC_CODES = rewardspec.CODES
+# Stage-level summaries of per-case failures.
+CALL_PROBLEMS = ("cases_failed",)
+RETURN_STAGE_PROBLEMS = ("cases_invalid",)
+# What a case row can carry when its child errored. Load-phase codes appear
+# when a later child fails to load what the first one loaded (non-determinism).
+CASE_ERROR_PROBLEMS = (
+    "exception",
+    "model_error",
+    "crashed",
+    "timeout",
+    "import_error",
+    "syntax_error",
+    "no_score_function",
+    "bad_signature",
+    "invalid_reward_spec",
+)
+CRASH_REASONS = ("exited", "signal", "no_result", "protocol", "confine_failed", "internal")
+# Why a stage was skipped although nothing before it failed.
+SKIP_REASONS = ("not_defined", "not_static")
+# Codes the default model handler and skynet.llm() use in model_error.
+MODEL_ERROR_CODES = (
+    "no_metric_model",
+    "handler_error",
+    "reply_too_large",
+    "no_channel",
+    "request_too_large",
+    "channel_closed",
+    "protocol",
+)
+
+HINTS = (
+    "feedback_empty",
+    "feedback_too_short",
+    "feedback_generic",
+    "feedback_same_for_different_scores",
+    "feedback_restates_score",
+    "feedback_not_actionable",
+    "score_out_of_range",
+    "bool_score",
+)
+
+CASES_ERRORS = (
+    "cases_too_large",
+    "bad_json",
+    "not_object",
+    "input_missing",
+    "input_not_object",
+    "output_missing",
+    "expected_not_object",
+    "observation_not_object",
+    "observation_value_not_number",
+    "wrong_count",
+)
+
+PROBLEMS = tuple(
+    dict.fromkeys(
+        LOAD_PROBLEMS
+        + SIGNATURE_PROBLEMS
+        + REWARD_SPEC_PROBLEMS
+        + CALL_PROBLEMS
+        + RETURN_STAGE_PROBLEMS
+        + CASE_ERROR_PROBLEMS
+        + RETURN_VALUE_PROBLEMS
+    )
+)
+
+
+def all_codes() -> dict[str, tuple[str, ...]]:
+    """Every code family by name, for completeness checks of translations."""
+    return {
+        "stages": STAGES,
+        "stage_statuses": STAGE_STATUSES,
+        "case_statuses": CASE_STATUSES,
+        "problems": PROBLEMS,
+        "syntax_error_reasons": SYNTAX_ERROR_REASONS,
+        "signature_reasons": SIGNATURE_REASONS,
+        "reward_spec_codes": REWARD_SPEC_CODES,
+        "crash_reasons": CRASH_REASONS,
+        "skip_reasons": SKIP_REASONS,
+        "model_error_codes": MODEL_ERROR_CODES,
+        "hints": HINTS,
+        "cases_errors": CASES_ERRORS,
+    }

@@ -1,0 +1,236 @@
+"""The contract check: run a metric.py through every stage and report codes.
+
+Stages, in order, stopping at the first that fails: load, signature,
+reward_spec, call, return_value. The parent decodes and parses the source;
+then each case runs in its own fresh child (contract.runner), one after the
+other. The first child's "loaded" report decides load / signature /
+reward_spec; all cases run even when one fails, so every row is shown.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Sequence
+
+from contract import sandbox
+from contract.cases import DEFAULT_CASES, Case
+from contract.hints import ScoredCase, compute_hints
+from contract.results import CaseResult, CheckResult, StageResult
+from contract.runner import ChildOutcome, LlmHandler, loaded_is_final, run_child
+from contract.source import check_source
+from contract.static import static_check
+
+MIN_TIMEOUT_S = 1
+MAX_TIMEOUT_S = 600
+DEFAULT_TIMEOUT_S = 60
+LOAD_STAGES = ("load", "signature", "reward_spec")
+
+ProgressCallback = Callable[[CheckResult], None]
+
+__all__ = ["run_check", "static_check", "validate_timeout"]
+
+
+def validate_timeout(timeout_s: object) -> float:
+    """The per-call time limit as float; ValueError unless a real number in [1, 600]."""
+    if type(timeout_s) is bool or not isinstance(timeout_s, numbers.Real):
+        raise ValueError("timeout_not_number")
+    value = float(timeout_s)
+    if not math.isfinite(value) or not MIN_TIMEOUT_S <= value <= MAX_TIMEOUT_S:
+        raise ValueError("timeout_out_of_range")
+    return value
+
+
+class _Check:
+    """One run of the check: the result being built and the progress callback."""
+
+    def __init__(self, result: CheckResult, on_progress: ProgressCallback | None) -> None:
+        self.result = result
+        self.on_progress = on_progress
+        self.bool_scores: dict[int, bool] = {}
+
+    def progress(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.result.snapshot())
+
+    def set_stage(
+        self,
+        stage_id: str,
+        status: str,
+        problem: str | None = None,
+        params: dict | None = None,
+        problems: list | None = None,
+    ) -> StageResult:
+        stage = self.result.stage(stage_id)
+        stage.status, stage.problem = status, problem
+        stage.params, stage.problems = params or {}, problems or []
+        return stage
+
+    def fail(self, stage_id: str) -> CheckResult:
+        """Stage failed: every later stage and every case not yet run is skipped."""
+        self.result.passed, self.result.failed_stage = False, stage_id
+        ids = [s.id for s in self.result.stages]
+        for stage in self.result.stages[ids.index(stage_id) + 1 :]:
+            if stage.status in ("pending", "running"):
+                stage.status = "skipped"
+        for case in self.result.cases:
+            if case.status == "pending":
+                case.status = "skipped"
+        self.progress()
+        return self.result
+
+    def apply_loaded(self, loaded: dict) -> None:
+        """Record the first child's load / signature / reward_spec outcomes."""
+        for stage_id in LOAD_STAGES:
+            stage = loaded["stages"][stage_id]
+            self.set_stage(
+                stage_id, stage["status"], stage.get("problem"), stage["params"], stage["problems"]
+            )
+        if not loaded_is_final(loaded):
+            self.set_stage("call", "running")
+        self.progress()
+
+
+def _failed_load_stage(loaded: dict) -> dict | None:
+    for stage_id in LOAD_STAGES:
+        stage = loaded["stages"][stage_id]
+        if stage["status"] == "failed":
+            return stage
+    return None
+
+
+def _fill_output(row: CaseResult, outcome: ChildOutcome) -> None:
+    row.stdout, row.stderr = outcome.stdout, outcome.stderr
+    row.stdout_truncated, row.stderr_truncated = outcome.stdout_truncated, outcome.stderr_truncated
+    row.observation = outcome.observation
+    if outcome.loaded is not None:
+        row.call_args = outcome.loaded.get("call_args")
+
+
+def _fill_case(row: CaseResult, outcome: ChildOutcome) -> bool:
+    """Fill a case row from its child; returns whether the score was a bool."""
+    _fill_output(row, outcome)
+    row.parent_duration_ms = outcome.parent_duration_ms
+    if outcome.failure is not None:
+        row.status = "timeout" if outcome.failure == "timeout" else "error"
+        row.problem, row.params = outcome.failure, outcome.failure_params
+        return False
+    failed = _failed_load_stage(outcome.loaded) if outcome.loaded is not None else None
+    if failed is not None:
+        # A later child did not load what the first loaded (a non-deterministic module).
+        row.status, row.problem = "error", failed["problem"]
+        row.params = {k: v for k, v in failed["params"].items() if k != "traceback"}
+        row.traceback = failed["params"].get("traceback", [])
+        return False
+    result = outcome.result or {}
+    row.duration_ms = result.get("duration_ms")
+    if result.get("outcome") == "raised":
+        row.status, row.problem, row.params = "error", result.get("problem"), result["params"]
+        row.exception, row.traceback = result.get("exception"), result.get("traceback", [])
+        return False
+    report = result.get("return", {})
+    row.status = "valid" if report.get("problem") is None else "invalid"
+    row.problem, row.params = report.get("problem"), report.get("params", {})
+    row.score, row.feedback = report.get("score"), report.get("feedback")
+    row.feedback_length, row.repr = report.get("feedback_length"), report.get("repr")
+    row.scores, row.scores_omitted = report.get("scores", {}), report.get("scores_omitted", 0)
+    return bool(report.get("bool_score"))
+
+
+def _first_child(check: _Check, outcome: ChildOutcome) -> bool:
+    """Apply what only the first child decides; False when a load-phase stage failed."""
+    check.result.layers = outcome.layers
+    if outcome.loaded is None:
+        # Timed out or died while loading: nothing of metric.py ran to completion.
+        _fill_output(check.result.cases[0], outcome)
+        problems = [{"code": outcome.failure, "params": outcome.failure_params}]
+        check.set_stage("load", "failed", outcome.failure, outcome.failure_params, problems)
+        check.set_stage("signature", "skipped")
+        check.set_stage("reward_spec", "skipped")
+        return False
+    if _failed_load_stage(outcome.loaded) is not None:
+        _fill_output(check.result.cases[0], outcome)
+        return False
+    return True
+
+
+def _conclude(check: _Check, has_reward_spec: bool) -> CheckResult:
+    result = check.result
+    errored = [c.index for c in result.cases if c.status in ("error", "timeout")]
+    invalid = [c.index for c in result.cases if c.status == "invalid"]
+    valid = [c for c in result.cases if c.status == "valid"]
+    result.hints = compute_hints(
+        [
+            ScoredCase(c.index, c.score, c.feedback or "", check.bool_scores.get(c.index, False))
+            for c in valid
+            if c.score is not None
+        ],
+        has_reward_spec=has_reward_spec,
+    )
+    if errored:
+        check.set_stage("call", "failed", "cases_failed", {"cases": errored, "count": len(errored)})
+        return check.fail("call")
+    check.set_stage("call", "passed")
+    if invalid:
+        params = {"cases": invalid, "count": len(invalid)}
+        check.set_stage("return_value", "failed", "cases_invalid", params)
+        return check.fail("return_value")
+    check.set_stage("return_value", "passed")
+    result.passed, result.failed_stage = True, None
+    check.progress()
+    return result
+
+
+def run_check(
+    source: bytes | str,
+    cases: Sequence[Case] | None = None,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    on_progress: ProgressCallback | None = None,
+    on_llm: LlmHandler | None = None,
+    sandbox_config: sandbox.SandboxConfig | None = None,
+) -> CheckResult:
+    """Check metric.py `source` on `cases` (default: the three built-in ones).
+
+    timeout_s limits loading and each score() call (1..600, else ValueError).
+    on_progress gets a snapshot after every stage or case change. on_llm
+    answers skynet.llm() (default: error "no_metric_model").
+    """
+    timeout = validate_timeout(timeout_s)
+    case_list = list(DEFAULT_CASES if cases is None else cases)
+    if not case_list:
+        raise ValueError("no_cases")
+    result = CheckResult(
+        timeout_s=timeout,
+        cases=[CaseResult(index=i, observation=c.measured()) for i, c in enumerate(case_list)],
+    )
+    check = _Check(result, on_progress)
+    check.set_stage("load", "running")
+    check.progress()
+
+    checked = check_source(source)
+    if checked.problem is not None:
+        problems = [{"code": checked.problem, "params": checked.params}]
+        check.set_stage("load", "failed", checked.problem, checked.params, problems)
+        return check.fail("load")
+    assert checked.text is not None
+
+    has_reward_spec = False
+    for index, case in enumerate(case_list):
+        first = index == 0
+        outcome = run_child(
+            checked.text,
+            case,
+            timeout_s=timeout,
+            on_llm=on_llm,
+            on_loaded=check.apply_loaded if first else None,
+            sandbox_config=sandbox_config,
+        )
+        if first:
+            if not _first_child(check, outcome):
+                failed = next(s.id for s in result.stages if s.status == "failed")
+                return check.fail(failed)
+            has_reward_spec = bool(outcome.loaded and outcome.loaded.get("has_reward_spec"))
+        check.bool_scores[index] = _fill_case(result.cases[index], outcome)
+        check.progress()
+    return _conclude(check, has_reward_spec)

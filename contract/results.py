@@ -1,0 +1,97 @@
+"""The check result: plain dataclasses with a JSON-safe dict form.
+
+Only codes and parameters, never prose. `passed` is None while a check is in
+progress and for a static check, which cannot decide the run-time stages.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field, fields
+
+from contract.codes import STAGES
+
+
+@dataclass
+class StageResult:
+    id: str
+    status: str = "pending"
+    problem: str | None = None
+    params: dict = field(default_factory=dict)
+    # Every problem found, each {"code", "params"}; `problem` is the summary.
+    problems: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class CaseResult:
+    index: int
+    status: str = "pending"
+    score: float | None = None
+    feedback: str | None = None
+    feedback_length: int | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+    scores_omitted: int = 0
+    problem: str | None = None
+    params: dict = field(default_factory=dict)
+    repr: str | None = None
+    # Wall time of the score() call as the child measured it, and as the
+    # parent saw it (from "loaded" to "result", llm round trips included).
+    duration_ms: float | None = None
+    parent_duration_ms: float | None = None
+    traceback: list[dict] = field(default_factory=list)
+    exception: dict | None = None
+    stdout: str = ""
+    stderr: str = ""
+    stdout_truncated: int = 0
+    stderr_truncated: int = 0
+    observation: dict = field(default_factory=dict)
+    call_args: int | None = None
+
+
+@dataclass
+class Hint:
+    code: str
+    case: int | None
+    params: dict = field(default_factory=dict)
+
+
+@dataclass
+class CheckResult:
+    passed: bool | None = None
+    failed_stage: str | None = None
+    stages: list[StageResult] = field(default_factory=lambda: [StageResult(s) for s in STAGES])
+    cases: list[CaseResult] = field(default_factory=list)
+    hints: list[Hint] = field(default_factory=list)
+    layers: list[str] = field(default_factory=list)
+    timeout_s: float | None = None
+
+    def stage(self, stage_id: str) -> StageResult:
+        for stage in self.stages:
+            if stage.id == stage_id:
+                return stage
+        raise KeyError(stage_id)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> CheckResult:
+        return cls(
+            passed=data.get("passed"),
+            failed_stage=data.get("failed_stage"),
+            stages=[_build(StageResult, s) for s in data.get("stages", [])],
+            cases=[_build(CaseResult, c) for c in data.get("cases", [])],
+            hints=[_build(Hint, h) for h in data.get("hints", [])],
+            layers=list(data.get("layers", [])),
+            timeout_s=data.get("timeout_s"),
+        )
+
+    def snapshot(self) -> CheckResult:
+        """An independent copy, safe to hand to a progress callback."""
+        return copy.deepcopy(self)
+
+
+def _build(cls: type, data: dict) -> object:
+    # Unknown keys are ignored so results stored by a newer version still load.
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: copy.deepcopy(v) for k, v in data.items() if k in names})

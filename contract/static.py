@@ -1,0 +1,228 @@
+"""Diagnostics for the live editor, from the AST alone: nothing is executed.
+
+Runs the load stage's parent part (size, UTF-8, syntax), then the signature of
+a module-level `def score` and the REWARD_SPEC literal, with the same rules as
+the child. What cannot be known without running (a decorated or assigned
+score, a REWARD_SPEC built from expressions) is "skipped" with reason
+"not_static", never guessed.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from contract.results import CheckResult
+from contract.source import check_source
+from skynet import rewardspec, signature
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# A module using these may define names the AST does not show.
+_DYNAMIC_CALLS = {"globals", "exec", "setattr", "vars", "__import__"}
+
+
+def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Module-scope statements, including those nested in if/for/try/with/match."""
+    found = []
+    for stmt in body:
+        found.append(stmt)
+        if isinstance(stmt, _SCOPES):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            found += _statements(getattr(stmt, name, []) or [])
+        for handler in getattr(stmt, "handlers", []) or []:
+            found += _statements(handler.body)
+        for case in getattr(stmt, "cases", []) or []:
+            found += _statements(case.body)
+    return found
+
+
+def _own_nodes(stmt: ast.stmt) -> list[ast.AST]:
+    """Nodes of stmt itself: not nested statements and not inner scopes."""
+    nodes, stack = [], [stmt]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.stmt, ast.Lambda, *_COMPREHENSIONS)):
+                continue
+            stack.append(child)
+    return nodes
+
+
+def _binds(stmt: ast.stmt, name: str) -> bool:
+    if isinstance(stmt, _SCOPES):
+        return stmt.name == name
+    for node in _own_nodes(stmt):
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.alias):
+            bound = node.asname or node.name.split(".")[0]
+            if bound == name:
+                return True
+        if isinstance(node, ast.ExceptHandler) and node.name == name:
+            return True
+    return False
+
+
+def _is_dynamic(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return True
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _DYNAMIC_CALLS
+        ):
+            return True
+    return False
+
+
+def _last_binding(statements: list[ast.stmt], name: str) -> ast.stmt | None:
+    bindings = [s for s in statements if _binds(s, name)]
+    return max(bindings, key=lambda s: (s.lineno, s.col_offset)) if bindings else None
+
+
+class _Locator:
+    """1-based character line/column of AST nodes (col_offset counts UTF-8 bytes)."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = re.split(r"\r\n|\r|\n", text)
+
+    def of(self, node: ast.AST | None) -> dict:
+        if node is None or not hasattr(node, "lineno"):
+            return {"line": None, "column": None}
+        line = node.lineno
+        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        column = len(text.encode("utf-8")[: node.col_offset].decode("utf-8", "replace")) + 1
+        return {"line": line, "column": column}
+
+
+def _shape(args: ast.arguments) -> signature.Shape:
+    positional = args.posonlyargs + args.args
+    first_default = len(positional) - len(args.defaults)
+    return signature.Shape(
+        positional=tuple(
+            signature.Param(a.arg, i < first_default) for i, a in enumerate(positional)
+        ),
+        varargs=args.vararg.arg if args.vararg else None,
+        keyword_only=tuple(
+            signature.Param(a.arg, d is None)
+            for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+        ),
+        varkw=args.kwarg.arg if args.kwarg else None,
+    )
+
+
+def _arg_node(func: ast.FunctionDef | ast.AsyncFunctionDef, names: list[str]) -> ast.AST:
+    args = func.args
+    for arg in args.posonlyargs + args.args + args.kwonlyargs:
+        if names and arg.arg == names[0]:
+            return arg
+    return func
+
+
+def _check_signature(result: CheckResult, binding: ast.stmt, where: _Locator) -> None:
+    stage = result.stage("signature")
+    if not isinstance(binding, ast.FunctionDef | ast.AsyncFunctionDef) or binding.decorator_list:
+        stage.status, stage.params = "skipped", {"reason": "not_static"}
+        return
+    problems, _ = signature.check(_shape(binding.args))
+    for problem in problems:
+        node = _arg_node(binding, problem["params"]["names"])
+        problem["params"].update(where.of(node))
+    if problems:
+        stage.status, stage.problem, stage.params = "failed", "bad_signature", problems[0]["params"]
+        stage.problems = problems
+    else:
+        stage.status = "passed"
+
+
+def _node_at(node: ast.AST, path: str) -> ast.AST:
+    """The deepest node of a dict literal along a dotted path like "weights.speed"."""
+    for part in path.split(".") if path else []:
+        if not isinstance(node, ast.Dict):
+            break
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and key.value == part:
+                node = value
+                break
+        else:
+            break
+    return node
+
+
+def _check_reward_spec(result: CheckResult, binding: ast.stmt | None, where: _Locator) -> None:
+    stage = result.stage("reward_spec")
+    if binding is None:
+        stage.status, stage.params = "skipped", {"reason": "not_defined"}
+        return
+    value = binding.value if isinstance(binding, ast.Assign | ast.AnnAssign) else None
+    try:
+        if value is None:
+            raise ValueError
+        spec = ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        stage.status, stage.params = "skipped", {"reason": "not_static"}
+        return
+    problems = rewardspec.validate(spec)
+    for problem in problems:
+        problem["params"].update(where.of(_node_at(value, problem["params"]["path"])))
+    if problems:
+        stage.status, stage.problem = "failed", "invalid_reward_spec"
+        stage.params, stage.problems = {"count": len(problems)}, problems
+    else:
+        stage.status = "passed"
+
+
+def _fail(result: CheckResult, stage_id: str) -> CheckResult:
+    result.passed, result.failed_stage = False, stage_id
+    after = False
+    for stage in result.stages:
+        if stage.id == stage_id:
+            after = True
+        elif after and stage.status == "pending":
+            stage.status = "skipped"
+    return result
+
+
+def static_check(source: bytes | str) -> CheckResult:
+    """load (size, UTF-8, syntax, a `score` binding), signature and reward_spec, statically.
+
+    The run-time stages (call, return_value) stay "pending"; `passed` is None
+    unless a static stage failed. Problems carry line/column where known.
+    """
+    result = CheckResult()
+    load = result.stage("load")
+    checked = check_source(source)
+    if checked.problem is not None:
+        load.status, load.problem, load.params = "failed", checked.problem, checked.params
+        load.problems = [{"code": checked.problem, "params": checked.params}]
+        return _fail(result, "load")
+    assert checked.tree is not None and checked.text is not None
+    where = _Locator(checked.text)
+    statements = _statements(checked.tree.body)
+    score = _last_binding(statements, "score")
+    if score is None:
+        if _is_dynamic(checked.tree):
+            load.status, load.params = "skipped", {"reason": "not_static"}
+        else:
+            params = {"line": None, "column": None}
+            load.status, load.problem, load.params = "failed", "no_score_function", params
+            load.problems = [{"code": "no_score_function", "params": params}]
+            return _fail(result, "load")
+    else:
+        load.status = "passed"
+        _check_signature(result, score, where)
+    if result.stage("signature").status == "failed":
+        return _fail(result, "signature")
+    if result.stage("signature").status == "pending":
+        result.stage("signature").status, result.stage("signature").params = (
+            "skipped",
+            {"reason": "not_static"},
+        )
+    _check_reward_spec(result, _last_binding(statements, "REWARD_SPEC"), where)
+    if result.stage("reward_spec").status == "failed":
+        return _fail(result, "reward_spec")
+    return result

@@ -1,0 +1,58 @@
+"""skynet.llm(): ask the parent's metric model, over the child's socket."""
+
+from __future__ import annotations
+
+from skynet import _state, wire
+
+
+class ModelError(Exception):
+    """The metric model could not answer; `code` says why (e.g. "no_metric_model")."""
+
+    def __init__(self, code: str, message: str = "") -> None:
+        super().__init__(code, message)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}" if self.message else self.code
+
+
+def llm(instructions: str, input: object = None) -> str:
+    """Send instructions (and optional JSON input) to the metric model; return its text.
+
+    Raises ModelError with the parent's error code, or "no_channel" outside a
+    check, "request_too_large", "channel_closed" or "protocol".
+    """
+    if not isinstance(instructions, str):
+        raise TypeError("llm_instructions_not_string")
+    request = {"type": "llm", "instructions": instructions, "input": input}
+    try:
+        frame = wire.encode(request)
+    except wire.ProtocolError:
+        raise ModelError("request_too_large") from None
+    except (TypeError, ValueError):
+        raise TypeError("llm_input_not_json") from None
+    sock = _state.channel()
+    if sock is None:
+        raise ModelError("no_channel")
+    with _state.lock:
+        try:
+            sock.sendall(frame)  # type: ignore[attr-defined]
+            reply = wire.recv(sock)  # type: ignore[arg-type]
+        except wire.ProtocolError:
+            raise ModelError("protocol") from None
+        except OSError:
+            raise ModelError("channel_closed") from None
+    if reply is None:
+        raise ModelError("channel_closed")
+    if reply.get("type") != "llm_reply":
+        raise ModelError("protocol")
+    text = reply.get("text")
+    if isinstance(text, str):
+        return text
+    code = reply.get("error")
+    message = reply.get("message")
+    raise ModelError(
+        code if isinstance(code, str) else "protocol",
+        message if isinstance(message, str) else "",
+    )

@@ -1,0 +1,154 @@
+"""Validate what score() returned, as a pure function of the returned object.
+
+The contract: a tuple or list of exactly two items, (score, side_info), where
+score is a finite real number (bool accepted) and side_info a dict whose
+"feedback" is a str and whose optional "scores" maps names to finite reals.
+
+Checks use type(x) rather than isinstance(x): isinstance may consult a
+metric-controlled __class__ attribute, type() cannot. Every step is guarded so
+that arbitrary objects produce a problem code and never an exception; the
+guards catch BaseException because a metric's __float__ or __eq__ may raise
+anything, SystemExit included, and the child must still report.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+from skynet.safe import NAME_LIMIT, clip, safe_repr, type_name
+
+PROBLEMS = (
+    "not_a_pair",
+    "score_not_number",
+    "score_not_finite",
+    "side_info_not_dict",
+    "feedback_missing",
+    "feedback_not_string",
+    "scores_not_dict",
+    "named_score_not_number",
+    "named_score_not_finite",
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Outcome of validating one return value.
+
+    `score` is float(score) when it is a finite real, else None; `scores` holds
+    the named scores that are finite reals, in insertion order.
+    """
+
+    problem: str | None
+    params: dict = field(default_factory=dict)
+    score: float | None = None
+    bool_score: bool = False
+    feedback: str | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def valid(self) -> bool:
+        return self.problem is None
+
+
+_NOT_NUMBER = "not_number"
+_NOT_FINITE = "not_finite"
+
+
+def _as_finite_float(value: object) -> float | str:
+    """float(value) for a finite real number, else _NOT_NUMBER or _NOT_FINITE."""
+    try:
+        if not issubclass(type(value), numbers.Real):
+            return _NOT_NUMBER
+        number = float(value)  # type: ignore[arg-type]
+    except OverflowError:  # an int or Fraction beyond float range
+        return _NOT_FINITE
+    except BaseException:  # noqa: B036 - a Real subclass whose __float__ misbehaves
+        return _NOT_NUMBER
+    if type(number) is not float:
+        return _NOT_NUMBER
+    return number if math.isfinite(number) else _NOT_FINITE
+
+
+def _name(key: object) -> str:
+    if type(key) is str:
+        return clip(key, NAME_LIMIT)
+    if issubclass(type(key), str):
+        return clip(str.__str__(key), NAME_LIMIT)
+    return safe_repr(key, NAME_LIMIT)
+
+
+def _pair(value: object) -> tuple[object, object] | None:
+    kind = type(value)
+    # The base-class methods bypass any __len__/__getitem__ overrides.
+    if issubclass(kind, tuple):
+        if tuple.__len__(value) != 2:  # type: ignore[arg-type]
+            return None
+        return tuple.__getitem__(value, 0), tuple.__getitem__(value, 1)  # type: ignore[arg-type]
+    if issubclass(kind, list):
+        if list.__len__(value) != 2:  # type: ignore[arg-type]
+            return None
+        return list.__getitem__(value, 0), list.__getitem__(value, 1)  # type: ignore[arg-type]
+    return None
+
+
+_MISSING = object()
+
+
+def check_return(value: object) -> Verdict:
+    """Validate a value returned by score(); never raises."""
+    try:
+        pair = _pair(value)
+    except BaseException:  # noqa: B036
+        pair = None
+    if pair is None:
+        return Verdict("not_a_pair")
+    raw_score, side_info = pair
+
+    number = _as_finite_float(raw_score)
+    if number is _NOT_NUMBER:
+        return Verdict("score_not_number", {"type": type_name(raw_score)})
+    if number is _NOT_FINITE:
+        return Verdict("score_not_finite")
+    assert isinstance(number, float)
+    bool_score = type(raw_score) is bool
+    partial = {"score": number, "bool_score": bool_score}
+
+    if not issubclass(type(side_info), dict):
+        return Verdict("side_info_not_dict", {"type": type_name(side_info)}, **partial)
+    try:
+        feedback = dict.get(side_info, "feedback", _MISSING)  # type: ignore[arg-type]
+    except BaseException:  # noqa: B036 - a key whose __eq__ raises on a hash collision
+        feedback = _MISSING
+    if feedback is _MISSING:
+        return Verdict("feedback_missing", **partial)
+    if not issubclass(type(feedback), str):
+        return Verdict("feedback_not_string", {"type": type_name(feedback)}, **partial)
+    text = str.__str__(feedback)  # type: ignore[arg-type]
+    partial["feedback"] = text
+
+    try:
+        scores = dict.get(side_info, "scores", _MISSING)  # type: ignore[arg-type]
+    except BaseException:  # noqa: B036
+        scores = _MISSING
+    if scores is _MISSING:
+        return Verdict(None, **partial)
+    if not issubclass(type(scores), dict):
+        return Verdict("scores_not_dict", {"type": type_name(scores)}, **partial)
+    named: dict[str, float] = {}
+    first_problem: tuple[str, dict] | None = None
+    for key, item in dict.items(scores):  # type: ignore[arg-type]
+        value_or_code = _as_finite_float(item)
+        if isinstance(value_or_code, float):
+            named[_name(key)] = value_or_code
+        elif first_problem is None:
+            code = (
+                "named_score_not_number"
+                if value_or_code is _NOT_NUMBER
+                else "named_score_not_finite"
+            )
+            first_problem = (code, {"name": _name(key)})
+    if first_problem is not None:
+        return Verdict(first_problem[0], first_problem[1], scores=named, **partial)
+    return Verdict(None, scores=named, **partial)

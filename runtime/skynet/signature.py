@@ -1,0 +1,86 @@
+"""Decide whether score() can be called, and with 2 or 3 positional arguments.
+
+The rules work on a neutral Shape so the child (inspect.signature of the real
+function) and the parent's static check (the AST of `def score`) agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+REASONS = ("too_few_parameters", "too_many_required", "required_keyword_only", "not_inspectable")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    required: bool
+
+
+@dataclass(frozen=True)
+class Shape:
+    positional: tuple[Param, ...]
+    varargs: str | None = None
+    keyword_only: tuple[Param, ...] = ()
+    varkw: str | None = None
+
+    def names(self) -> list[str]:
+        """Parameter names as written, with * and ** marking the catch-alls."""
+        names = [p.name for p in self.positional]
+        if self.varargs is not None:
+            names.append(f"*{self.varargs}")
+        names += [p.name for p in self.keyword_only]
+        if self.varkw is not None:
+            names.append(f"**{self.varkw}")
+        return names
+
+
+def shape_of(signature: object) -> Shape:
+    """Shape of an inspect.Signature."""
+    import inspect
+
+    assert isinstance(signature, inspect.Signature)
+    positional, keyword_only = [], []
+    varargs = varkw = None
+    for p in signature.parameters.values():
+        required = p.default is inspect.Parameter.empty
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            positional.append(Param(p.name, required))
+        elif p.kind is p.VAR_POSITIONAL:
+            varargs = p.name
+        elif p.kind is p.KEYWORD_ONLY:
+            keyword_only.append(Param(p.name, required))
+        else:
+            varkw = p.name
+    return Shape(tuple(positional), varargs, tuple(keyword_only), varkw)
+
+
+def check(shape: Shape) -> tuple[list[dict], int]:
+    """(problems, call_args). Each problem is bad_signature with a reason sub-code.
+
+    call_args is 3 when a third positional can be passed (a third parameter or
+    *args), else 2. Problems are listed in the order the reasons are declared.
+    """
+    problems = []
+    names = shape.names()
+    if len(shape.positional) < 2 and shape.varargs is None:
+        problems.append(_bad("too_few_parameters", names, [p.name for p in shape.positional]))
+    extra_required = [p.name for p in shape.positional[3:] if p.required]
+    if extra_required:
+        problems.append(_bad("too_many_required", names, extra_required))
+    keyword_required = [p.name for p in shape.keyword_only if p.required]
+    if keyword_required:
+        problems.append(_bad("required_keyword_only", names, keyword_required))
+    call_args = 3 if len(shape.positional) >= 3 or shape.varargs is not None else 2
+    return problems, call_args
+
+
+def not_inspectable() -> dict:
+    return _bad("not_inspectable", [], [])
+
+
+def _bad(reason: str, parameters: list[str], names: list[str]) -> dict:
+    return {
+        "code": "bad_signature",
+        "params": {"reason": reason, "parameters": parameters, "names": names},
+    }

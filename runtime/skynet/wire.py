@@ -1,0 +1,114 @@
+"""Length-prefixed JSON frames between the runner (parent) and the child.
+
+A frame is a 4-byte big-endian length followed by that many bytes of UTF-8 JSON
+holding one object with a string "type". Both sides share this module so the
+format cannot drift.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+from collections.abc import Iterator
+
+# Bound here, at import, so a metric that monkeypatches json or struct after
+# loading cannot break how the child reports its result.
+_dumps = json.dumps
+_loads = json.loads
+_HEADER = struct.Struct(">I")
+
+# Largest frame either side accepts from the child; the result report is built
+# to stay well under it (feedback 64K chars, repr 2K, capped lists).
+MAX_FRAME = 1 << 20
+# The job frame carries the source (up to 256 KB, more once JSON-escaped) and
+# the case data, so the child accepts a larger one from the trusted parent.
+MAX_JOB_FRAME = 16 << 20
+
+
+class ProtocolError(Exception):
+    """A frame that is too large, truncated or not a JSON object with a type."""
+
+
+def encode(obj: dict, *, limit: int = MAX_FRAME) -> bytes:
+    """Return the framed bytes for `obj`; raise ProtocolError when too large.
+
+    Lone surrogates (legal in Python str, illegal in UTF-8) are replaced by
+    "?" so any text the metric produced can cross the wire.
+    """
+    text = _dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    body = text.encode("utf-8", "replace")
+    if len(body) > limit:
+        raise ProtocolError("frame_too_large")
+    return _HEADER.pack(len(body)) + body
+
+
+def decode_body(body: bytes) -> dict:
+    """Parse one frame body; raise ProtocolError unless it is an object with a type."""
+    try:
+        obj = _loads(body.decode("utf-8"))
+    except Exception as exc:  # bad UTF-8, bad JSON, or nesting deep enough to recurse out
+        raise ProtocolError("bad_frame") from exc
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise ProtocolError("bad_frame")
+    return obj
+
+
+def send(sock: socket.socket, obj: dict, *, limit: int = MAX_FRAME) -> None:
+    """Send one frame on a blocking socket."""
+    sock.sendall(encode(obj, limit=limit))
+
+
+def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:
+    chunks = bytearray()
+    while len(chunks) < size:
+        chunk = sock.recv(min(size - len(chunks), 1 << 16))
+        if not chunk:
+            return None
+        chunks += chunk
+    return bytes(chunks)
+
+
+def recv(sock: socket.socket, *, limit: int = MAX_FRAME) -> dict | None:
+    """Read one frame from a blocking socket; None on a clean end of stream."""
+    header = _recv_exactly(sock, _HEADER.size)
+    if header is None:
+        return None
+    (size,) = _HEADER.unpack(header)
+    if size > limit:
+        raise ProtocolError("frame_too_large")
+    body = _recv_exactly(sock, size)
+    if body is None:
+        raise ProtocolError("truncated_frame")
+    return decode_body(body)
+
+
+class FrameReader:
+    """Incremental decoder for a non-blocking reader: feed bytes, get whole frames."""
+
+    def __init__(self, *, limit: int = MAX_FRAME) -> None:
+        self._limit = limit
+        self._buffer = bytearray()
+
+    def feed(self, data: bytes) -> Iterator[dict]:
+        """Yield each complete frame in order; raise ProtocolError at the first bad one.
+
+        A generator, so frames before a bad one are still handled (a "loaded"
+        frame followed by garbage in the same read must not be lost).
+        """
+        self._buffer += data
+        while len(self._buffer) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(self._buffer)
+            if size > self._limit:
+                raise ProtocolError("frame_too_large")
+            end = _HEADER.size + size
+            if len(self._buffer) < end:
+                return
+            body = bytes(self._buffer[_HEADER.size : end])
+            del self._buffer[:end]
+            yield decode_body(body)
+
+    @property
+    def pending(self) -> int:
+        """Bytes of an incomplete frame still buffered (non-zero at EOF means truncation)."""
+        return len(self._buffer)

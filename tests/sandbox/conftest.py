@@ -1,0 +1,263 @@
+"""Harness for the sandbox tests: real processes through contract.sandbox, no mocks.
+
+Every test runs its sandboxes as a uid of its own (TEST_UID, derived from pytest's pid), so
+"nothing left running" can be checked by scanning /proc for that uid, and so concurrent
+test runs on the same machine cannot see each other's processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from contract import sandbox
+
+HERE = Path(__file__).resolve().parent
+RUNTIME_PACKAGE = HERE.parent.parent / "runtime" / "skynet"
+
+# One uid per pytest process, in the per-slot range but far above any real slot number.
+TEST_UID = sandbox.SLOT_UID_BASE + 900 + os.getpid() % 90
+
+HAVE_BWRAP = shutil.which("bwrap") is not None or os.path.exists("/usr/bin/bwrap")
+IS_ROOT = os.geteuid() == 0
+
+
+def bwrap_config(**changes) -> sandbox.SandboxConfig:
+    # Not uid_exclusive on purpose: kill() must find everything through the namespace,
+    # as it has to with the shared uid 65534 in production.
+    return sandbox.SandboxConfig(uid=TEST_UID, **changes)
+
+
+def fallback_config(**changes) -> sandbox.SandboxConfig:
+    # The fallback's recommended setup: one uid per slot, so kill() can sweep the uid.
+    changes.setdefault("uid_exclusive", True)
+    return sandbox.SandboxConfig(uid=TEST_UID, use_bwrap=False, **changes)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _reaper() -> None:
+    # What the runner's worker does once: adopt the orphans of killed fallback sandboxes.
+    sandbox.adopt_orphans()
+
+
+@pytest.fixture(autouse=True)
+def _plain_static_storage():
+    """Shadow the project-wide Django fixture: these tests run without pytest-django."""
+    yield
+
+
+@dataclass
+class Outcome:
+    frames: list[dict]
+    returncode: int | None
+    elapsed: float
+    timed_out: bool
+    clean: bool
+    stderr: str
+    launch: sandbox.Launch
+    job_timeout: float
+    reports: list = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.reports = [f["value"] for f in self.frames if f.get("type") == "report"]
+
+    def first(self, kind: str) -> dict | None:
+        return next((f for f in self.frames if f.get("type") == kind), None)
+
+    @property
+    def ready(self) -> dict | None:
+        return self.first("ready")
+
+    @property
+    def done(self) -> bool:
+        return self.first("done") is not None
+
+    @property
+    def raised(self) -> dict | None:
+        return self.first("raised")
+
+    def describe(self) -> str:
+        return (
+            f"rc={self.returncode} timed_out={self.timed_out} elapsed={self.elapsed:.2f}s "
+            f"frames={self.frames!r} stderr={self.stderr[-800:]!r}"
+        )
+
+
+def _parse(buf: bytearray, frames: list[dict]) -> None:
+    while len(buf) >= 4:
+        size = int.from_bytes(buf[:4], "big")
+        if len(buf) < 4 + size:
+            return
+        frames.append(json.loads(bytes(buf[4 : 4 + size])))
+        del buf[: 4 + size]
+
+
+def run_code(
+    runtime_dir: str,
+    code: str,
+    *,
+    config: sandbox.SandboxConfig,
+    timeout_s: float = 1.0,
+    limits: dict | None = None,
+) -> Outcome:
+    """Run `code` in a sandboxed child the way the runner does; the parent owns the clock."""
+    parent, child = socket.socketpair()
+    fd = child.fileno()
+    start = time.monotonic()
+    launch = sandbox.prepare(
+        runtime_dir, "child_main.py", [str(fd)], timeout_s=timeout_s, config=config
+    )
+    proc = subprocess.Popen(
+        launch.argv,
+        env=launch.env,
+        pass_fds=(fd,),
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    child.close()
+    frames: list[dict] = []
+    timed_out = False
+    try:
+        if limits is None:
+            limits = sandbox.limits_for(timeout_s, config)
+        job = json.dumps({"limits": limits, "code": code})
+        body = job.encode("utf-8")
+        try:
+            parent.sendall(len(body).to_bytes(4, "big") + body)
+        except OSError:
+            pass  # the child died before reading: the outcome says so
+        buf = bytearray()
+        deadline = start + timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            readable, _, _ = select.select([parent], [], [], min(remaining, 0.05))
+            if readable:
+                chunk = parent.recv(1 << 16)
+                if not chunk:
+                    break
+                buf += chunk
+                _parse(buf, frames)
+            elif proc.poll() is not None:
+                break  # the child is gone; a straggler may still hold the socket open
+    finally:
+        clean = sandbox.kill(proc, launch)
+        try:
+            _, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            err = b"<stderr still open after kill()>"
+        parent.close()
+    return Outcome(
+        frames=frames,
+        returncode=proc.returncode,
+        elapsed=time.monotonic() - start,
+        timed_out=timed_out,
+        clean=clean,
+        stderr=(err or b"").decode("utf-8", "replace"),
+        launch=launch,
+        job_timeout=timeout_s,
+    )
+
+
+def uid_processes(uid: int = TEST_UID) -> list[tuple[int, str, str]]:
+    """(pid, state, name) of every live (non-zombie) process of `uid` on the host."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as fh:
+                fields = dict(line.split(":", 1) for line in fh.read().splitlines() if ":" in line)
+        except OSError:
+            continue
+        state = fields.get("State", "").strip()
+        if int(fields["Uid"].split()[0]) == uid and not state.startswith("Z"):
+            found.append((int(entry), state, fields.get("Name", "").strip()))
+    return found
+
+
+def zombie_children(uid: int = TEST_UID) -> list[int]:
+    """Zombies of `uid` whose parent is this process (orphans it adopted as subreaper)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        mine = f"PPid:\t{os.getpid()}\n" in text and "State:\tZ" in text
+        if mine and f"Uid:\t{uid}\t" in text:
+            found.append(int(entry))
+    return found
+
+
+def reap_zombie_children(uid: int = TEST_UID) -> None:
+    """Reap what a killed stand-in worker left to us (its orphans came to this subreaper)."""
+    for pid in zombie_children(uid):
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+
+
+def assert_nothing_left(uid: int = TEST_UID, wait_s: float = 0.0) -> None:
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = uid_processes(uid)
+        if not left or time.monotonic() >= deadline:
+            break
+        time.sleep(0.02)
+    assert not left, f"processes of sandbox uid {uid} still running: {left}"
+
+
+@pytest.fixture(scope="session")
+def runtime_dir() -> Iterator[str]:
+    """A runtime folder with the stand-in child script and the real skynet package.
+
+    Under /tmp with mode 755: the sandbox uid has to be able to read it (bwrap opens its
+    bind sources as that uid).
+    """
+    path = tempfile.mkdtemp(prefix="skynet-sandbox-test-", dir="/tmp")
+    os.chmod(path, 0o755)
+    shutil.copy(HERE / "child_main.py", os.path.join(path, "child_main.py"))
+    os.chmod(os.path.join(path, "child_main.py"), 0o644)
+    os.symlink(RUNTIME_PACKAGE, os.path.join(path, "skynet"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def no_leftovers() -> Iterator[None]:
+    assert_nothing_left()
+    yield
+    assert_nothing_left()
+
+
+def requires_root() -> None:
+    if not IS_ROOT:
+        pytest.skip("the sandbox switches to an unprivileged uid only when the runner is root")
+
+
+def requires_bwrap() -> None:
+    requires_root()
+    if not HAVE_BWRAP:
+        pytest.skip(
+            "BUBBLEWRAP IS MISSING: the namespace layer is untested (apt-get install bubblewrap)"
+        )

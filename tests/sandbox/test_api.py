@@ -1,0 +1,321 @@
+"""The sandbox's interface to the runner: prepare(), limits_for(), kill(), self_test()."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from contract import sandbox
+
+from .conftest import (
+    TEST_UID,
+    assert_nothing_left,
+    bwrap_config,
+    fallback_config,
+    reap_zombie_children,
+    requires_bwrap,
+    requires_root,
+    run_code,
+    uid_processes,
+    zombie_children,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_limits_for_shape():
+    cfg = sandbox.SandboxConfig(memory_mb=300)
+    limits = sandbox.limits_for(2.5, cfg)
+    assert limits["memory_mb"] == 300
+    assert limits["cpu_seconds"] == 4  # ceil(timeout) + 1
+    assert limits["file_size_bytes"] == 1 << 20
+    assert limits["open_files"] == 64
+    assert limits["max_processes"] == 64
+    assert limits["core_bytes"] == 0
+    assert set(limits["required"]) <= set(sandbox.CHILD_LAYERS)
+    assert {"rlimits", "pdeathsig", "clean_env"} <= set(limits["required"])
+    json.dumps(limits)  # travels in the job frame
+
+
+def test_environment_is_rebuilt_from_scratch(runtime_dir, monkeypatch):
+    monkeypatch.setenv("DJANGO_SECRET_KEY", "planted-4711")
+    monkeypatch.setenv("DATABASE_URL", "postgres://u:planted-4711@h/db")
+    launch = sandbox.prepare(runtime_dir, "child_main.py", ["3"], timeout_s=1, config=None)
+    assert launch.env == sandbox.sandbox_env()
+    assert "4711" not in repr(launch)
+    env = launch.env
+    assert env["LANG"] == "C.UTF-8" and env["PYTHONIOENCODING"] == "utf-8"
+    assert env["OPENBLAS_NUM_THREADS"] == env["OMP_NUM_THREADS"] == env["MKL_NUM_THREADS"] == "1"
+    assert env["PYTHONDONTWRITEBYTECODE"] == "1"
+
+
+def test_default_interpreter_is_readable_by_the_sandbox_uid():
+    python = sandbox.SandboxConfig().python
+    if os.path.exists("/usr/bin/python3"):
+        assert python == "/usr/bin/python3"
+    mode = os.stat(os.path.realpath(python)).st_mode
+    assert mode & 0o005 == 0o005
+
+
+def test_bwrap_command_line(runtime_dir):
+    requires_bwrap()
+    launch = sandbox.prepare(
+        runtime_dir, "child_main.py", ["7"], timeout_s=1, config=bwrap_config()
+    )
+    argv = launch.argv
+    assert launch.mode == "bwrap" and launch.layers == sandbox.LAYERS
+    # Started as the sandbox uid (not root mapping itself to it), without preexec_fn.
+    assert argv[0].endswith("setpriv") and f"--reuid={TEST_UID}" in argv
+    assert "--clear-groups" in argv
+    for flag in (
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--die-with-parent",
+        "--clearenv",
+    ):
+        assert flag in argv
+    tail = argv[argv.index("--", argv.index("--clearenv")) + 1 :]
+    assert tail == [
+        "/usr/bin/python3",
+        "-E",
+        "-s",
+        "-B",
+        f"{sandbox.RUNTIME_MOUNT}/child_main.py",
+        "7",
+    ]
+    sources = [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"]
+    host_private = [s for s in sources if s.startswith(("/work", "/root", "/home"))]
+    assert all(s.endswith(("pyseccomp.py", ".pyc")) for s in host_private), host_private
+
+
+def test_for_slot_gives_each_slot_its_own_uid():
+    a, b = sandbox.SandboxConfig.for_slot(0), sandbox.SandboxConfig.for_slot(3)
+    assert (a.uid, b.uid) == (sandbox.SLOT_UID_BASE, sandbox.SLOT_UID_BASE + 3)
+    assert a.uid_exclusive and b.uid_exclusive
+
+
+def test_fallback_is_loud_and_says_which_layers_hold(runtime_dir, caplog):
+    requires_root()
+    # A config never used before, so the (cached) detection runs and logs now.
+    cfg = fallback_config(tmp_size_mb=17)
+    with caplog.at_level(logging.WARNING, logger="contract.sandbox"):
+        launch = sandbox.prepare(runtime_dir, "child_main.py", ["3"], timeout_s=1, config=cfg)
+    assert launch.mode == "fallback"
+    assert "namespaces" not in launch.layers
+    assert {"unprivileged_uid", "rlimits", "pdeathsig", "clean_env"} <= set(launch.layers)
+    assert any("SANDBOX DEGRADED" in r.getMessage() for r in caplog.records)
+    assert launch.argv[0].endswith("setpriv")
+
+
+def test_self_test_under_bwrap_confirms_every_layer(no_leftovers):
+    requires_bwrap()
+    report = sandbox.self_test(bwrap_config())
+    assert report["mode"] == "bwrap"
+    assert report["probes"] and all(report["probes"].values()), report
+    assert report["layers"] == list(sandbox.LAYERS), report
+    assert "error" not in report
+
+
+def test_self_test_fallback_reports_what_holds(no_leftovers):
+    requires_root()
+    report = sandbox.self_test(fallback_config())
+    probes = report["probes"]
+    assert report["mode"] == "fallback"
+    assert probes["network_blocked"] and probes["shadow_unreadable"]
+    assert probes["secrets_absent"] and probes["uid_unprivileged"]
+    assert not probes["host_processes_hidden"]  # no pid namespace: said, not hidden
+    assert "namespaces" not in report["layers"]
+    assert {"seccomp", "rlimits", "unprivileged_uid"} <= set(report["layers"])
+
+
+def test_apply_fails_closed(runtime_dir, no_leftovers):
+    """A layer the parent requires but the child cannot set up stops the check."""
+    requires_bwrap()
+    cfg = bwrap_config()
+    limits = {**sandbox.limits_for(1, cfg), "seccomp": False, "required": ["seccomp"]}
+    out = run_code(runtime_dir, "report('user code ran')", config=cfg, limits=limits)
+    assert out.ready is None and out.reports == []
+    assert out.first("fatal") and "seccomp" in out.first("fatal")["error"]
+
+
+def test_kill_after_a_normal_exit_is_a_cheap_no_op(runtime_dir, no_leftovers):
+    requires_bwrap()
+    cfg = bwrap_config()
+    out = run_code(runtime_dir, "report(1)", config=cfg)
+    assert out.done and out.clean
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    started = time.perf_counter()
+    assert sandbox.kill(proc, out.launch)
+    assert time.perf_counter() - started < 0.5
+
+
+def test_prepare_refuses_a_runtime_folder_the_sandbox_cannot_read():
+    requires_root()
+    with tempfile.TemporaryDirectory(dir="/tmp") as hidden:
+        os.chmod(hidden, 0o700)
+        inner = os.path.join(hidden, "runtime")
+        os.mkdir(inner, 0o755)
+        with pytest.raises(ValueError, match="not readable"):
+            sandbox.prepare(inner, "x.py", [], timeout_s=1, config=bwrap_config())
+
+
+_WORKER = """
+import json, os, socket, subprocess, sys, time
+sys.path.insert(0, {root!r})
+from contract import sandbox
+cfg = sandbox.SandboxConfig(uid={uid}, use_bwrap={bwrap}, uid_exclusive={exclusive})
+parent, child = socket.socketpair()
+launch = sandbox.prepare({rd!r}, "child_main.py", [str(child.fileno())], timeout_s=30,
+                         config=cfg)
+proc = subprocess.Popen(launch.argv, env=launch.env, pass_fds=(child.fileno(),),
+                        start_new_session=True, stdin=subprocess.DEVNULL)
+child.close()
+body = json.dumps({{"limits": sandbox.limits_for(30, cfg), "code": {code!r}}}).encode()
+parent.sendall(len(body).to_bytes(4, "big") + body)
+buf = b""
+while b'"report"' not in buf:
+    chunk = parent.recv(65536)
+    if not chunk:
+        break
+    buf += chunk
+print(proc.pid, flush=True)
+time.sleep(1000)
+"""
+
+_BUSY_TREE = (
+    "import os, time\n"
+    "if os.fork() == 0:\n"
+    "    os.setsid()\n"
+    "    if os.fork() == 0:\n"
+    "        time.sleep(10**6)\n"
+    "    os._exit(0)\n"
+    "if os.fork() == 0:\n"
+    "    time.sleep(10**6)\n"
+    "time.sleep(0.2)\n"
+    "report('tree started')\n"
+    "time.sleep(10**6)\n"
+)
+
+
+def _start_worker(runtime_dir: str, *, bwrap: bool, exclusive: bool) -> tuple:
+    src = _WORKER.format(
+        root=str(ROOT),
+        uid=TEST_UID,
+        bwrap=bwrap,
+        exclusive=exclusive,
+        rd=runtime_dir,
+        code=_BUSY_TREE,
+    )
+    worker = subprocess.Popen(
+        [sys.executable, "-c", src], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    line = worker.stdout.readline().strip()
+    assert line, worker.stderr.read().decode()
+    return worker, int(line)
+
+
+def test_worker_killed_hard_leaves_nothing_under_bwrap(runtime_dir, no_leftovers):
+    requires_bwrap()
+    worker, _ = _start_worker(runtime_dir, bwrap=True, exclusive=False)
+    assert len(uid_processes()) >= 4  # bwrap, its init, the child, its three children
+    worker.send_signal(signal.SIGKILL)
+    worker.wait()
+    worker.stdout.close()
+    worker.stderr.close()
+    assert_nothing_left(wait_s=3.0)  # --die-with-parent took the namespace down
+    reap_zombie_children()
+
+
+def test_worker_killed_hard_in_the_fallback(runtime_dir, no_leftovers):
+    """PDEATHSIG ends the check itself; what it spawned is swept by the slot's next launch."""
+    requires_root()
+    cfg = fallback_config()
+    worker, child_pid = _start_worker(runtime_dir, bwrap=False, exclusive=True)
+    worker.send_signal(signal.SIGKILL)
+    worker.wait()
+    worker.stdout.close()
+    worker.stderr.close()
+    deadline = time.monotonic() + 3
+    while any(pid == child_pid for pid, _, _ in uid_processes()):
+        assert time.monotonic() < deadline, "the check outlived its worker (no PDEATHSIG)"
+        time.sleep(0.02)
+    sandbox.prepare(runtime_dir, "child_main.py", ["3"], timeout_s=1, config=cfg)
+    assert_nothing_left(wait_s=2.0)
+    reap_zombie_children()
+
+
+def test_job_fd_number_is_kept(runtime_dir, no_leftovers):
+    requires_bwrap()
+    cfg = bwrap_config()
+    out = run_code(runtime_dir, "report(JOB_FD)", config=cfg)
+    assert out.done
+    assert isinstance(out.reports[0], int) and out.reports[0] > 2
+    # The only descriptors inside: stdio and the job socket.
+    listing = "import os\nreport(sorted(os.listdir('/proc/self/fd')))"
+    check = run_code(runtime_dir, listing, config=cfg)
+    assert len(check.reports[0]) <= 5, check.reports
+
+
+def test_unix_socket_pair_still_works(runtime_dir, no_leftovers):
+    requires_bwrap()
+    code = "import socket\na, b = socket.socketpair()\na.sendall(b'hi')\nreport(b.recv(2).decode())"
+    out = run_code(runtime_dir, code, config=bwrap_config())
+    assert out.reports == ["hi"]
+
+
+def test_socket_helpers_roundtrip():
+    a, b = socket.socketpair()
+    with a, b:
+        sandbox._send_frame(a, {"x": 1})
+        assert sandbox._recv_frame(b) == {"x": 1}
+
+
+def test_privilege_drop_trampoline_without_setpriv():
+    """The fallback used when util-linux setpriv is missing: no preexec_fn either."""
+    requires_root()
+    python = sandbox.SandboxConfig().python
+    argv = [python, "-I", "-S", "-c", sandbox._DROP_PRIVILEGES_SRC, str(TEST_UID), "65534"]
+    argv += [python, "-c", "import os; print(os.getresuid(), os.getresgid(), os.getgroups())"]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == f"{(TEST_UID,) * 3} {(65534,) * 3} []"
+
+
+def test_user_code_gets_the_real_typing_and_ctypes_util(runtime_dir, no_leftovers):
+    """apply() stubs both while pyseccomp loads; nothing of that may stay behind."""
+    requires_bwrap()
+    code = (
+        "import sys\n"
+        "report(['typing' in sys.modules, 'ctypes.util' in sys.modules])\n"
+        "import typing, ctypes.util\n"
+        "report([repr(typing.Optional[int]), ctypes.util.find_library('c')])\n"
+    )
+    out = run_code(runtime_dir, code, config=bwrap_config(), timeout_s=2.0)
+    assert out.done, out.describe()
+    assert out.reports[0] == [False, False]
+    assert out.reports[1] == ["typing.Optional[int]", "libc.so.6"]
+
+
+def test_no_zombies_pile_up_in_the_worker(runtime_dir, no_leftovers):
+    """bwrap exits without reaping its namespace init; as subreaper we get and reap it."""
+    requires_bwrap()
+    cfg = bwrap_config()
+    before = set(zombie_children())
+    for _ in range(5):
+        assert run_code(runtime_dir, "report(1)", config=cfg).done
+    new = set(zombie_children()) - before
+    # At most the last check's init, if it had not finished exiting when kill() looked.
+    assert len(new) <= 1, new

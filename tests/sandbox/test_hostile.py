@@ -1,0 +1,408 @@
+"""Hostile code in a real sandboxed child: each case ends safely, in time, leaves nothing
+running, and the next check runs normally. Every case runs under bubblewrap and in the
+no-namespace fallback (one uid per slot), with the outcome each mode guarantees."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from contract import sandbox
+
+from .conftest import (
+    TEST_UID,
+    assert_nothing_left,
+    bwrap_config,
+    fallback_config,
+    requires_bwrap,
+    requires_root,
+    run_code,
+)
+
+PROJECT_FILE = str(Path(__file__).resolve().parents[2] / "pyproject.toml")
+TIMEOUT = 1.0
+BENIGN = "report(sum(range(10)))"
+FORK_BOMB = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
+
+
+@pytest.fixture(params=["bwrap", "fallback"])
+def cfg(request) -> sandbox.SandboxConfig:
+    if request.param == "bwrap":
+        requires_bwrap()
+        return bwrap_config()
+    requires_root()
+    return fallback_config()
+
+
+def contained(out, cfg: sandbox.SandboxConfig, runtime_dir: str) -> None:
+    """The shared post-conditions of every hostile case."""
+    assert out.ready is not None, f"confinement never reported ready: {out.describe()}"
+    assert out.elapsed < 3 * out.job_timeout + 3, out.describe()
+    assert out.clean, f"kill() reported survivors: {out.describe()}"
+    assert_nothing_left()
+    after = run_code(runtime_dir, BENIGN, config=cfg)
+    assert after.done and after.reports == [45], after.describe()
+    assert_nothing_left()
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("while True:\n    pass", id="infinite-loop"),
+        pytest.param(
+            "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "signal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass",
+            id="ignores-sigterm",
+        ),
+        pytest.param("import time\ntime.sleep(10**6)", id="sleep-forever"),
+        pytest.param(FORK_BOMB, id="fork-bomb"),
+        pytest.param(
+            # A daemon: double fork + setsid, so it is in neither the tree nor the session.
+            "import os, time\n"
+            "if os.fork() == 0:\n"
+            "    os.setsid()\n"
+            "    if os.fork() == 0:\n"
+            "        time.sleep(10**6)\n"
+            "    os._exit(0)\n"
+            "report('daemon started')\n"
+            "time.sleep(10**6)",
+            id="setsid-grandchild-running",
+        ),
+    ],
+)
+def test_runaway_is_killed_on_the_wall_clock(runtime_dir, cfg, no_leftovers, code):
+    out = run_code(runtime_dir, code, config=cfg, timeout_s=TIMEOUT)
+    assert out.timed_out, out.describe()
+    assert not out.done
+    contained(out, cfg, runtime_dir)
+
+
+def test_daemon_left_behind_after_normal_exit(runtime_dir, cfg, no_leftovers):
+    code = (
+        "import os, time\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(10**6)\n"
+        "    os._exit(0)\n"
+        "os.waitpid(pid, 0)\n"
+        "report('left a daemon')"
+    )
+    out = run_code(runtime_dir, code, config=cfg, timeout_s=TIMEOUT)
+    assert out.done and out.reports == ["left a daemon"], out.describe()
+    contained(out, cfg, runtime_dir)
+
+
+def test_os_exit_ends_the_check(runtime_dir, cfg, no_leftovers):
+    out = run_code(runtime_dir, "import os\nos._exit(0)", config=cfg, timeout_s=TIMEOUT)
+    assert not out.timed_out and not out.done, out.describe()
+    assert out.returncode == 0
+    contained(out, cfg, runtime_dir)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("x = bytearray(8 * 1024**3)", id="one-huge-block"),
+        pytest.param(
+            "chunks = []\nwhile True:\n    chunks.append(bytearray(64 * 1024 * 1024))",
+            id="fast-growth",
+        ),
+        pytest.param(
+            "import time\nchunks = []\nwhile True:\n"
+            "    chunks.append(b'x' * (4 << 20))\n    time.sleep(0.001)",
+            id="slow-growth",
+        ),
+    ],
+)
+def test_memory_bomb_raises_memory_error(runtime_dir, cfg, no_leftovers, code):
+    out = run_code(runtime_dir, code, config=cfg, timeout_s=2.0)
+    assert out.raised and out.raised["exc"] == "MemoryError", out.describe()
+    contained(out, cfg, runtime_dir)
+
+
+def test_recursion_bomb(runtime_dir, cfg, no_leftovers):
+    plain = run_code(runtime_dir, "def f():\n    f()\nf()", config=cfg, timeout_s=TIMEOUT)
+    assert plain.raised and plain.raised["exc"] == "RecursionError", plain.describe()
+    # With the limit lifted the C stack overflows: the child dies, the parent does not care.
+    deep = run_code(
+        runtime_dir,
+        "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1)\nf(0)",
+        config=cfg,
+        timeout_s=2.0,
+    )
+    assert not deep.done, deep.describe()
+    contained(deep, cfg, runtime_dir)
+
+
+def test_secrets_do_not_reach_the_child(runtime_dir, cfg, no_leftovers, monkeypatch):
+    planted = {
+        "DJANGO_SECRET_KEY": "django-secret-planted-4711",
+        "DATABASE_URL": "postgres://admin:planted-pw-4711@db/prod",
+        "REDIS_URL": "redis://:planted-redis-4711@cache:6379/0",
+        "OPENAI_API_KEY": "sk-planted-4711",
+        "SECRET": "plain-secret-4711",
+    }
+    for key, value in planted.items():
+        monkeypatch.setenv(key, value)
+    code = (
+        "import os\n"
+        "report(dict(os.environ))\n"
+        "for path in ('/proc/self/environ', '/proc/1/environ', f'/proc/{os.getppid()}/environ'):\n"
+        "    try:\n"
+        "        report(open(path, 'rb').read().decode('latin-1'))\n"
+        "    except OSError as exc:\n"
+        "        report(type(exc).__name__)\n"
+    )
+    out = run_code(runtime_dir, code, config=cfg, timeout_s=TIMEOUT)
+    assert out.done, out.describe()
+    env = out.reports[0]
+    assert set(env) <= set(sandbox.sandbox_env()) | {"PWD"}
+    text = repr(out.reports)
+    assert "4711" not in text, "a planted secret reached the sandbox"
+    contained(out, cfg, runtime_dir)
+
+
+def test_host_files_are_out_of_reach(runtime_dir, cfg, no_leftovers):
+    code = (
+        "import os\n"
+        "def attempt(path):\n"
+        "    try:\n"
+        "        if os.path.isdir(path):\n"
+        "            return os.listdir(path)\n"
+        "        with open(path, 'rb') as fh:\n"
+        "            return fh.read(64).decode('latin-1')\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+        f"for path in ('/etc/shadow', '/root', {PROJECT_FILE!r}, '/work/main', '/etc/passwd'):\n"
+        "    report([path, attempt(path)])\n"
+    )
+    out = run_code(runtime_dir, code, config=cfg, timeout_s=TIMEOUT)
+    assert out.done, out.describe()
+    seen = dict(out.reports)
+    assert seen["/etc/shadow"] in ("PermissionError", "FileNotFoundError"), seen
+    assert seen["/root"] in ("PermissionError", "FileNotFoundError"), seen
+    if out.launch.mode == "bwrap":
+        # Not even there: only /usr, the runtime, /tmp, /proc, /dev are mounted.
+        for path in ("/etc/shadow", "/root", PROJECT_FILE, "/work/main", "/etc/passwd"):
+            assert seen[path] == "FileNotFoundError", (path, seen[path])
+    contained(out, cfg, runtime_dir)
+
+
+def test_tcp_to_localhost_fails(runtime_dir, cfg, no_leftovers):
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        code = (
+            "import socket\n"
+            "def attempt(action):\n"
+            "    try:\n"
+            "        action()\n"
+            "        return 'CONNECTED'\n"
+            "    except OSError as exc:\n"
+            "        return type(exc).__name__\n"
+            f"report(attempt(lambda: socket.create_connection(('127.0.0.1', {port}), 1)))\n"
+            "report(attempt(lambda: socket.socket(socket.AF_INET6, socket.SOCK_STREAM)))\n"
+            "report(attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM)"
+            f".sendto(b'x', ('127.0.0.1', {port}))))\n"
+            "report(attempt(lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW)))\n"
+            "report(attempt(lambda: socket.socketpair()))\n"
+        )
+        out = run_code(runtime_dir, code, config=cfg, timeout_s=TIMEOUT)
+        listener.settimeout(0)
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nothing ever reached the listener
+    assert out.done, out.describe()
+    # seccomp answers EACCES for every non-AF_UNIX socket; AF_UNIX pairs still work.
+    assert out.reports[:4] == ["PermissionError"] * 4, out.reports
+    assert out.reports[4] == "CONNECTED"
+    contained(out, cfg, runtime_dir)
+
+
+def test_network_namespace_holds_without_seccomp(runtime_dir, no_leftovers):
+    requires_bwrap()
+    cfg = bwrap_config(seccomp=False)
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        code = (
+            "import socket\n"
+            "try:\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), 1)\n"
+            "    report('CONNECTED')\n"
+            "except OSError as exc:\n"
+            "    report(type(exc).__name__)\n"
+        )
+        out = run_code(runtime_dir, code, config=cfg, timeout_s=TIMEOUT)
+    assert "seccomp" not in out.ready["layers"]
+    assert out.done and out.reports[0] != "CONNECTED", out.describe()
+    assert out.reports[0] != "PermissionError"  # refused by the empty namespace, not seccomp
+    contained(out, cfg, runtime_dir)
+
+
+def test_writes_outside_tmp_fail(runtime_dir, cfg, no_leftovers):
+    code = (
+        "import os\n"
+        "def attempt(path):\n"
+        "    try:\n"
+        "        with open(path, 'w') as fh:\n"
+        "            fh.write('x')\n"
+        "        return 'WROTE'\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+        "for path in ('/planted', '/usr/planted', '/etc/planted', '/opt/skynet/planted',\n"
+        "             '/dev/planted', '/work/main/planted', '/tmp/ok'):\n"
+        "    report([path, attempt(path)])\n"
+        "try:\n"
+        "    with open('/tmp/big', 'wb') as fh:\n"
+        "        fh.write(b'x' * (2 << 20))\n"
+        "    report('big file written')\n"
+        "except OSError as exc:\n"
+        "    report(exc.errno)\n"
+        "os.unlink('/tmp/ok')\n"
+        "os.unlink('/tmp/big')\n"
+    )
+    out = run_code(runtime_dir, code, config=cfg, timeout_s=TIMEOUT)
+    assert out.done, out.describe()
+    results = dict(out.reports[:-1])
+    assert results.pop("/tmp/ok") == "WROTE"
+    assert all(v != "WROTE" for v in results.values()), results
+    assert out.reports[-1] == 27  # EFBIG: RLIMIT_FSIZE, not a killed process
+    assert not Path("/work/main/planted").exists()
+    contained(out, cfg, runtime_dir)
+
+
+def test_private_tmp_is_capped_and_fresh(runtime_dir, no_leftovers):
+    requires_bwrap()
+    cfg = bwrap_config()
+    fill = (
+        "import errno, os\n"
+        "open('/tmp/planted', 'w').write('from the previous check')\n"
+        "written = 0\n"
+        "try:\n"
+        "    for i in range(100):\n"
+        "        with open(f'/tmp/fill{i}', 'wb') as fh:\n"
+        "            fh.write(b'x' * ((1 << 20) - 1))\n"
+        "        written += 1\n"
+        "    report(['no cap', written])\n"
+        "except OSError as exc:\n"
+        "    report([errno.errorcode[exc.errno], written])\n"
+    )
+    out = run_code(runtime_dir, fill, config=cfg, timeout_s=2.0)
+    assert out.done, out.describe()
+    code, written = out.reports[0]
+    assert code == "ENOSPC" and written < 40, out.reports
+    nxt = run_code(runtime_dir, "import os\nreport(os.listdir('/tmp'))", config=cfg)
+    assert nxt.reports == [[]], "a file planted in /tmp reached the next check"
+
+
+def test_symlink_planted_in_tmp(runtime_dir, cfg, no_leftovers):
+    code = (
+        "import os\n"
+        "def attempt(target):\n"
+        "    link = '/tmp/link'\n"
+        "    if os.path.lexists(link):\n"
+        "        os.unlink(link)\n"
+        "    os.symlink(target, link)\n"
+        "    try:\n"
+        "        with open(link, 'rb') as fh:\n"
+        "            return fh.read(32).decode('latin-1')\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+        "    finally:\n"
+        "        os.unlink(link)\n"
+        f"for target in ('/etc/shadow', {PROJECT_FILE!r}, '/proc/1/environ'):\n"
+        "    report([target, attempt(target)])\n"
+    )
+    out = run_code(runtime_dir, code, config=cfg, timeout_s=TIMEOUT)
+    assert out.done, out.describe()
+    seen = dict(out.reports)
+    assert seen["/etc/shadow"] in ("PermissionError", "FileNotFoundError")
+    if out.launch.mode == "bwrap":
+        assert seen[PROJECT_FILE] == "FileNotFoundError"
+    assert "4711" not in repr(seen)
+    contained(out, cfg, runtime_dir)
+
+
+def test_seccomp_denies_dangerous_syscalls(runtime_dir, cfg, no_leftovers):
+    code = (
+        "import ctypes, os\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def call(nr, *args):\n"
+        "    ctypes.set_errno(0)\n"
+        "    rc = libc.syscall(nr, *args)\n"
+        "    return rc, ctypes.get_errno()\n"
+        "buf = ctypes.create_string_buffer(256)\n"
+        "report({\n"
+        "    'io_uring_setup': call(425, 8, buf),\n"
+        "    'keyctl': call(250, 0, 0),\n"
+        "    'ptrace': call(101, 16, os.getppid(), 0, 0),\n"
+        "    'unshare': call(272, 0x10000000),\n"
+        "    'bpf': call(321, 0, 0, 0),\n"
+        "    'clone_newuser': call(56, 0x10000000 | 17, 0, 0, 0, 0),\n"
+        "})\n"
+    )
+    out = run_code(runtime_dir, code, config=cfg, timeout_s=TIMEOUT)
+    assert out.done, out.describe()
+    assert "seccomp" in out.ready["layers"]
+    for name, (rc, err) in out.reports[0].items():
+        assert (rc, err) == (-1, 1), f"{name} was not denied with EPERM: {(rc, err)}"
+    contained(out, cfg, runtime_dir)
+
+
+def test_limits_and_identity_inside(runtime_dir, cfg, no_leftovers):
+    code = (
+        "import os, resource\n"
+        "names = ['RLIMIT_AS', 'RLIMIT_CPU', 'RLIMIT_FSIZE', 'RLIMIT_NOFILE', 'RLIMIT_NPROC',\n"
+        "         'RLIMIT_CORE']\n"
+        "report({n: resource.getrlimit(getattr(resource, n)) for n in names})\n"
+        "report([os.getresuid(), os.getresgid(), os.getgroups()])\n"
+        "report(open('/proc/self/status').read())\n"
+    )
+    out = run_code(runtime_dir, code, config=cfg, timeout_s=1.5)
+    assert out.done, out.describe()
+    limits = out.reports[0]
+    assert limits["RLIMIT_AS"] == [512 << 20, 512 << 20]
+    assert limits["RLIMIT_CPU"] == [3, 4]  # ceil(1.5) + 1, hard one above
+    assert limits["RLIMIT_FSIZE"] == [1 << 20, 1 << 20]
+    assert limits["RLIMIT_NOFILE"] == [64, 64]
+    assert limits["RLIMIT_NPROC"] == [64, 64]
+    assert limits["RLIMIT_CORE"] == [0, 0]
+    uids, gids, groups = out.reports[1]
+    assert groups == [] and 0 not in uids and 0 not in gids
+    if out.launch.mode == "fallback":
+        assert uids == [TEST_UID] * 3
+    status = out.reports[2]
+    assert "NoNewPrivs:\t1" in status and "Seccomp:\t2" in status
+    assert "CapEff:\t0000000000000000" in status
+    assert set(out.ready["layers"]) == set(out.launch.layers) - {"namespaces"}
+    contained(out, cfg, runtime_dir)
+
+
+def test_fork_bomb_does_not_starve_a_concurrent_check(runtime_dir, no_leftovers):
+    """RLIMIT_NPROC is per user namespace: two sandboxes of one shared uid stay apart."""
+    requires_bwrap()
+    cfg = bwrap_config()  # both checks run as the same uid, as slots sharing 65534 would
+    result = {}
+    thread = threading.Thread(
+        target=lambda: result.update(out=run_code(runtime_dir, FORK_BOMB, config=cfg, timeout_s=6))
+    )
+    thread.start()
+    try:
+        time.sleep(1.0)  # let the bomb reach its process limit
+        forks = (
+            "import os\npids = [os.fork() or os._exit(0) for _ in range(20)]\n"
+            "[os.waitpid(p, 0) for p in pids]\nreport(len(pids))"
+        )
+        # Generous: 64 spinning processes share the CPU with this check.
+        fine = run_code(runtime_dir, forks, config=cfg, timeout_s=4.0)
+        bomb_still_running = thread.is_alive()
+    finally:
+        thread.join()
+    assert fine.done and fine.reports == [20], fine.describe()
+    assert bomb_still_running, "the check only ran after the bomb was gone: no concurrency"
+    assert result["out"].timed_out and result["out"].clean
+    assert_nothing_left()
