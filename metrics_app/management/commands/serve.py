@@ -1,0 +1,120 @@
+"""Run the whole site on one machine: Redis (embedded unless REDIS_URL is set), the
+Celery worker and the web server, after migrating and making the demo account.
+
+Ctrl+C stops all of it.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from skynet_web import embedded_redis
+
+DEMO_USERNAME = "demo"
+
+
+def ensure_demo_account(login_file) -> tuple[str, str | None]:
+    """Create the demo account once. Its password is kept in var/ for this machine only."""
+    User = get_user_model()
+    if User.objects.filter(username=DEMO_USERNAME).exists():
+        password = login_file.read_text().strip() if login_file.exists() else None
+        return DEMO_USERNAME, password
+    password = secrets.token_urlsafe(9)
+    User.objects.create_user(username=DEMO_USERNAME, password=password)
+    login_file.parent.mkdir(parents=True, exist_ok=True)
+    login_file.write_text(password + "\n")
+    os.chmod(login_file, 0o600)
+    return DEMO_USERNAME, password
+
+
+class Command(BaseCommand):
+    help = "Run the web server, the Celery worker and (unless REDIS_URL is set) Redis."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--addr", default="127.0.0.1:8000", help="host:port for the site")
+        parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+
+    def handle(self, *args, addr: str, concurrency: int, **options) -> None:
+        settings.VAR_DIR.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ)
+        redis_process = None
+        if not os.environ.get("REDIS_URL"):
+            socket_path = settings.EMBEDDED_REDIS_SOCKET
+            redis_process = embedded_redis.start(socket_path)
+            env["REDIS_URL"] = f"redis+socket://{socket_path}"
+            self.stdout.write(f"Redis (embedded): {socket_path}")
+        else:
+            self.stdout.write("Redis: REDIS_URL")
+
+        call_command("migrate", interactive=False, verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        username, password = ensure_demo_account(settings.VAR_DIR / "demo-login.txt")
+
+        python = sys.executable
+        children = [
+            subprocess.Popen(
+                [
+                    python,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "skynet_web",
+                    "worker",
+                    "--loglevel",
+                    "INFO",
+                    "--concurrency",
+                    str(concurrency),
+                ],
+                env=env,
+            ),
+            subprocess.Popen([python, "manage.py", "runserver", addr, "--noreload"], env=env),
+        ]
+        self.stdout.write("")
+        self.stdout.write(self.style.SUCCESS(f"The workbench is at http://{addr}/"))
+        if password:
+            self.stdout.write(f"Demo login: {username} / {password}")
+        else:
+            self.stdout.write(f"Demo login: {username} (password set on this machine earlier)")
+        self.stdout.write("Press Ctrl+C to stop the site, the worker and Redis.")
+        self.stdout.write("")
+
+        stopping = False
+
+        def stop(signum, frame) -> None:
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            while not stopping and all(child.poll() is None for child in children):
+                time.sleep(0.2)
+        finally:
+            for child in children:
+                if child.poll() is None:
+                    child.send_signal(signal.SIGTERM)
+            for child in children:
+                try:
+                    child.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+            if redis_process is not None:
+                embedded_redis.stop(redis_process, settings.EMBEDDED_REDIS_SOCKET)
+            self.stdout.write("Stopped.")
+        failed = [
+            child
+            for child in children
+            if child.returncode not in (0, -signal.SIGTERM, -signal.SIGINT, None)
+        ]
+        if failed and not stopping:
+            sys.exit(1)

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Metric(models.Model):
+    """A user's metric.py. Its text lives in immutable numbered versions."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="metrics"
+    )
+    name = models.CharField(_("name"), max_length=120)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class MetricVersion(models.Model):
+    metric = models.ForeignKey(Metric, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    source = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["metric", "number"], name="unique_version_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.metric} v{self.number}"
+
+
+class Check(models.Model):
+    """One run of the contract check. This row, not the broker, is the truth about it."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        PASSED = "passed", _("Passed")
+        FAILED = "failed", _("Failed")
+
+    FINAL = (Status.PASSED, Status.FAILED)
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="checks"
+    )
+    metric_version = models.ForeignKey(
+        MetricVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="checks"
+    )
+    source = models.TextField()
+    cases = models.JSONField(null=True, blank=True)
+    timeout_s = models.PositiveIntegerField(default=60)
+    language = models.CharField(max_length=8, default="en")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    # Set when the check could not run to its end (for example "worker_lost").
+    failure = models.CharField(max_length=40, blank=True, default="")
+    result = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+
+    def __str__(self) -> str:
+        return f"check {self.pk} ({self.status})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL

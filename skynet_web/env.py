@@ -1,0 +1,132 @@
+"""Strict parsers for environment variables.
+
+Every setting read from the environment goes through one of these, so a typo such as
+DJANGO_DEBUG=ture stops start-up with a message naming the variable, instead of being
+silently read as False.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+
+class ConfigError(Exception):
+    """A variable in the environment has a value the site cannot use."""
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _raw(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name)
+    if value is None or value.strip() == "":
+        return None
+    return value.strip()
+
+
+def env_bool(name: str, default: bool, env: Mapping[str, str] = os.environ) -> bool:
+    value = _raw(env, name)
+    if value is None:
+        return default
+    lowered = value.lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ConfigError(
+        f"{name}={value!r} is not a boolean; use one of 1/0, true/false, yes/no, on/off."
+    )
+
+
+def env_int(
+    name: str,
+    default: int,
+    env: Mapping[str, str] = os.environ,
+    *,
+    minimum: int | None = None,
+    maximum: int | None = None,
+) -> int:
+    value = _raw(env, name)
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ConfigError(f"{name}={value!r} is not a whole number.") from None
+    if minimum is not None and number < minimum:
+        raise ConfigError(f"{name}={number} is below the minimum of {minimum}.")
+    if maximum is not None and number > maximum:
+        raise ConfigError(f"{name}={number} is above the maximum of {maximum}.")
+    return number
+
+
+def env_str(name: str, default: str, env: Mapping[str, str] = os.environ) -> str:
+    value = _raw(env, name)
+    return default if value is None else value
+
+
+def env_list(name: str, default: list[str], env: Mapping[str, str] = os.environ) -> list[str]:
+    value = _raw(env, name)
+    if value is None:
+        return list(default)
+    items = [item.strip() for item in value.split(",")]
+    if any(not item for item in items):
+        raise ConfigError(
+            f"{name}={value!r} has an empty item; separate values with single commas."
+        )
+    return items
+
+
+def env_choice(
+    name: str, default: str, choices: tuple[str, ...], env: Mapping[str, str] = os.environ
+) -> str:
+    value = _raw(env, name)
+    if value is None:
+        return default
+    if value not in choices:
+        raise ConfigError(f"{name}={value!r} must be one of: {', '.join(choices)}.")
+    return value
+
+
+def env_url(
+    name: str, default: str | None, schemes: tuple[str, ...], env: Mapping[str, str] = os.environ
+) -> str | None:
+    value = _raw(env, name)
+    if value is None:
+        return default
+    parts = urlsplit(value)
+    if parts.scheme not in schemes:
+        raise ConfigError(
+            f"{name} must start with one of {', '.join(s + '://' for s in schemes)}; "
+            f"got {parts.scheme or 'no scheme'!r}."
+        )
+    if parts.scheme not in ("sqlite", "redis+socket", "unix") and not parts.hostname:
+        raise ConfigError(f"{name} has no host name.")
+    return value
+
+
+def local_secret_key(path: os.PathLike[str] | str) -> str:
+    """A random key kept in a private file, for a single machine that set none.
+
+    Every process on the machine (web, worker, commands) reads the same file, so sessions
+    signed by one are valid in the others; nobody ships a known default key.
+    """
+    path = Path(path)
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(50)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process won the race; use its key
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key)
+    return key

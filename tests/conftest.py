@@ -1,0 +1,142 @@
+"""Shared fixtures: named actors, and real Redis + Celery worker processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _plain_static_storage(settings):
+    # The manifest storage needs collectstatic; tests render templates without it.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
+@pytest.fixture
+def owner(django_user_model):
+    return django_user_model.objects.create_user(username="alice", password="alice-pass-123")
+
+
+@pytest.fixture
+def outsider(django_user_model):
+    return django_user_model.objects.create_user(username="bob", password="bob-pass-123")
+
+
+@pytest.fixture
+def owner_client(client, owner):
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory):
+    """REDIS_URL when it is set (CI's external Redis), else a private embedded server."""
+    external = os.environ.get("REDIS_URL")
+    if external:
+        yield external
+        return
+    from skynet_web import embedded_redis
+
+    socket_path = Path("/tmp") / f"skynet-test-redis-{os.getpid()}.sock"
+    process = embedded_redis.start(socket_path)
+    try:
+        yield f"redis+socket://{socket_path}"
+    finally:
+        embedded_redis.stop(process, socket_path)
+
+
+@pytest.fixture(scope="session")
+def broker(redis_url):
+    """Point this process's Celery app at the test broker."""
+    from skynet_web.celery import app
+
+    app.conf.broker_url = redis_url
+    yield app
+
+
+def _database_url(settings_dict: dict) -> str:
+    engine = settings_dict["ENGINE"]
+    if engine.endswith("sqlite3"):
+        return f"sqlite:///{settings_dict['NAME']}"
+    user = settings_dict.get("USER") or ""
+    password = settings_dict.get("PASSWORD") or ""
+    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = settings_dict.get("HOST") or "localhost"
+    port = settings_dict.get("PORT") or 5432
+    return f"postgres://{auth}{host}:{port}/{settings_dict['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker, broker, redis_url):
+    """A real `celery worker` process on the test database and the test broker."""
+    from django.db import connection
+
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "DATABASE_URL": _database_url(connection.settings_dict),
+        "DJANGO_SETTINGS_MODULE": "skynet_web.settings",
+    }
+    log_path = ROOT / "var" / "test-worker.log"
+    log_path.parent.mkdir(exist_ok=True)
+    log = open(log_path, "wb")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "skynet_web",
+            "worker",
+            "--loglevel",
+            "INFO",
+            "--concurrency",
+            "1",
+            "--without-gossip",
+            "--without-mingle",
+            "-n",
+            f"test-{os.getpid()}@%h",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"the test worker exited; see {log_path}")
+            if broker.control.ping(timeout=0.5):
+                break
+        else:
+            raise RuntimeError(f"the test worker did not answer a ping; see {log_path}")
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def wait_for(predicate, timeout: float = 60.0, interval: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s")

@@ -1,0 +1,52 @@
+"""A real Celery worker on a real Redis runs a check and writes the result to the database."""
+
+from __future__ import annotations
+
+import pytest
+
+from metrics_app.models import Check
+from metrics_app.services import check_claim, check_create
+from tests.conftest import wait_for
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
+
+GOOD_METRIC = """
+def score(input, output, expected=None):
+    if output == expected["label"]:
+        return 1.0, {"feedback": "Correct."}
+    return 0.0, {"feedback": f"Expected {expected['label']!r}, got {output!r}."}
+"""
+
+
+def test_a_check_enqueued_on_commit_is_run_by_the_worker(owner, celery_worker_process):
+    check = check_create(owner=owner, source=GOOD_METRIC, timeout_s=20)
+    wait_for(lambda: Check.objects.get(pk=check.pk).is_final, timeout=90)
+    check.refresh_from_db()
+    assert check.status == Check.Status.PASSED
+    assert check.result["passed"] is True
+    assert [case["status"] for case in check.result["cases"]] == ["valid", "valid", "valid"]
+    assert check.started_at and check.finished_at and check.worker
+
+
+def test_a_redelivered_message_is_a_no_op(owner):
+    check = Check.objects.create(owner=owner, source=GOOD_METRIC)
+    assert check_claim(check.pk) is True
+    assert check_claim(check.pk) is False
+
+
+def test_the_worker_uses_the_checks_own_cases(owner, celery_worker_process):
+    cases = [
+        {"input": {"q": "a"}, "output": "x", "expected": {"label": "x"}},
+        {"input": {"q": "b"}, "output": "y", "expected": {"label": "x"}},
+        {"input": {"q": "c"}, "output": "z", "expected": None},
+    ]
+    check = check_create(owner=owner, source=GOOD_METRIC, cases=cases, timeout_s=20)
+    wait_for(lambda: Check.objects.get(pk=check.pk).is_final, timeout=90)
+    check.refresh_from_db()
+    # The third case has no expected value, so the metric's expected["label"] raises.
+    assert check.status == Check.Status.FAILED
+    assert check.result["failed_stage"] == "call"
+    rows = check.result["cases"]
+    assert [row["status"] for row in rows] == ["valid", "valid", "error"]
+    assert rows[1]["feedback"] == "Expected 'x', got 'y'."
+    assert rows[2]["exception"]["type"] == "TypeError"
