@@ -1,0 +1,96 @@
+"""Every code the engine can emit has words in every language, and they render well."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils.translation import override
+
+from contract import codes
+from contract.engine import run_check
+from metrics_app import check_text
+
+LANGUAGES = ("en", "es", "hi")
+
+# Each code family and the table that words it.
+TABLES = {
+    "stages": check_text.STAGE_NAMES,
+    "stage_statuses": check_text.STAGE_STATUSES,
+    "case_statuses": check_text.CASE_STATUSES,
+    "syntax_error_reasons": check_text.SYNTAX_ERRORS,
+    "signature_reasons": check_text.BAD_SIGNATURES,
+    "reward_spec_codes": check_text.REWARD_SPEC_PROBLEMS,
+    "crash_reasons": check_text.CRASHES,
+    "skip_reasons": check_text.SKIP_REASONS,
+    "model_error_codes": check_text.MODEL_ERRORS,
+    "hints": check_text.HINTS,
+    "cases_errors": check_text.CASES_ERRORS,
+}
+ROUTED_ELSEWHERE = {"syntax_error", "bad_signature", "crashed", "model_error"}
+
+
+@pytest.mark.parametrize("family", sorted(TABLES))
+def test_every_code_of_the_family_has_a_message(family):
+    missing = set(codes.all_codes()[family]) - set(TABLES[family])
+    assert not missing
+
+
+def test_every_problem_code_has_a_message():
+    worded = set(check_text.PROBLEMS) | set(check_text.REWARD_SPEC_PROBLEMS) | ROUTED_ELSEWHERE
+    assert set(codes.PROBLEMS) - worded == set()
+
+
+@pytest.mark.parametrize("language", ["es", "hi"])
+def test_every_message_is_translated(language):
+    tables = [*TABLES.values(), check_text.PROBLEMS]
+    untranslated = []
+    for table in tables:
+        for code, message in table.items():
+            with override("en"):
+                english = check_text.fill(message, {"count": 2})
+            with override(language):
+                local = check_text.fill(message, {"count": 2})
+            # REWARD_SPEC is a name in metric.py and reads the same in every language.
+            if local == english and code != "reward_spec":
+                untranslated.append(code)
+    assert untranslated == []
+
+
+def test_docs_reasons_read_like_the_docs():
+    with override("en"):
+        assert check_text.problem_message("side_info_not_dict", {"type": "str"}) == (
+            "No. The side info is not a dict."
+        )
+        assert check_text.problem_message("score_not_number", {"type": "str"}) == (
+            "No. The score is a str, not a number."
+        )
+    with override("es"):
+        assert check_text.problem_message("side_info_not_dict", {}) == (
+            "No. La información adicional no es un dict."
+        )
+
+
+def test_plural_forms_follow_the_count():
+    with override("en"):
+        one = check_text.problem_message("cases_invalid", {"cases": [1], "count": 1})
+        many = check_text.problem_message("cases_invalid", {"cases": [0, 2], "count": 2})
+    assert one == "1 case returned a value that breaks the contract (case 2)."
+    assert many == "2 cases returned a value that breaks the contract (cases 1, 3)."
+
+
+def test_missing_params_never_raise():
+    with override("en"):
+        assert "?" in check_text.problem_message("file_too_large", {})
+        assert check_text.problem_message("no_such_code", {}) == "Unknown problem (no_such_code)."
+
+
+def test_a_stored_result_renders_in_the_readers_language():
+    stored = run_check(
+        "def score(input, output):\n    return 0.8, 'Close.'\n", timeout_s=10
+    ).to_dict()
+    english = check_text.render(stored, "en")
+    hindi = check_text.render(stored, "hi")
+    assert english["cases"][0]["message"] == "No. The side info is not a dict."
+    assert hindi["cases"][0]["message"] != english["cases"][0]["message"]
+    assert hindi["stages"][4]["name"] == "मेट्रिक का रिटर्न मान"
+    # The stored data itself holds codes, not words.
+    assert "message" not in stored["cases"][0]
