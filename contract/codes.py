@@ -48,7 +48,8 @@ CASE_ERROR_PROBLEMS = (
 CRASH_REASONS = ("exited", "signal", "no_result", "protocol", "confine_failed", "internal")
 # Why a stage was skipped although nothing before it failed.
 SKIP_REASONS = ("not_defined", "not_static")
-# Codes the default model handler and skynet.llm() use in model_error.
+# Codes the default model handler and skynet.llm() use in model_error, then those of
+# the models layer (providers/): the model's state, the provider's answer, the budget.
 MODEL_ERROR_CODES = (
     "no_metric_model",
     "handler_error",
@@ -57,6 +58,18 @@ MODEL_ERROR_CODES = (
     "request_too_large",
     "channel_closed",
     "protocol",
+    "unknown_model",
+    "not_configured",
+    "unauthorized",
+    "not_found",
+    "bad_request",
+    "rate_limited",
+    "server_error",
+    "unreachable",
+    "timeout",
+    "bad_response",
+    "refused",
+    "budget_exceeded",
 )
 
 HINTS = (

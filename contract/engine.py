@@ -154,6 +154,13 @@ def _first_child(check: _Check, outcome: ChildOutcome) -> bool:
     return True
 
 
+def _usage(handler: object) -> dict | None:
+    """The handler's usage() of the case just run, if it counts any."""
+    usage = getattr(handler, "usage", None)
+    value = usage() if callable(usage) else None
+    return value if isinstance(value, dict) else None
+
+
 def _conclude(check: _Check, has_reward_spec: bool) -> CheckResult:
     result = check.result
     errored = [c.index for c in result.cases if c.status in ("error", "timeout")]
@@ -188,13 +195,17 @@ def run_check(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     on_progress: ProgressCallback | None = None,
     on_llm: LlmHandler | None = None,
+    llm_for_case: Callable[[int], LlmHandler] | None = None,
     sandbox_config: sandbox.SandboxConfig | None = None,
 ) -> CheckResult:
     """Check metric.py `source` on `cases` (default: the three built-in ones).
 
     timeout_s limits loading and each score() call (1..600, else ValueError).
     on_progress gets a snapshot after every stage or case change. on_llm
-    answers skynet.llm() (default: error "no_metric_model").
+    answers skynet.llm() (default: error "no_metric_model"). llm_for_case, when
+    given, wins over on_llm: it is called with each case's index for that case's
+    handler, and a handler with a usage() method has its answer stored as the
+    case's `usage`.
     """
     timeout = validate_timeout(timeout_s)
     case_list = list(DEFAULT_CASES if cases is None else cases)
@@ -218,14 +229,16 @@ def run_check(
     has_reward_spec = False
     for index, case in enumerate(case_list):
         first = index == 0
+        handler = llm_for_case(index) if llm_for_case is not None else on_llm
         outcome = run_child(
             checked.text,
             case,
             timeout_s=timeout,
-            on_llm=on_llm,
+            on_llm=handler,
             on_loaded=check.apply_loaded if first else None,
             sandbox_config=sandbox_config,
         )
+        result.cases[index].usage = _usage(handler)
         if first:
             if not _first_child(check, outcome):
                 failed = next(s.id for s in result.stages if s.status == "failed")

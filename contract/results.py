@@ -46,6 +46,9 @@ class CaseResult:
     stderr_truncated: int = 0
     observation: dict = field(default_factory=dict)
     call_args: int | None = None
+    # What this case's llm() calls used ({model_calls, input_tokens, output_tokens,
+    # cost_usd, model_ms}); None when it made none or no handler counts.
+    usage: dict | None = None
 
 
 @dataclass

@@ -65,6 +65,30 @@ def env_int(
     return number
 
 
+def env_float(
+    name: str,
+    default: float,
+    env: Mapping[str, str] = os.environ,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+) -> float:
+    value = _raw(env, name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ConfigError(f"{name}={value!r} is not a number.") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ConfigError(f"{name}={value!r} is not a finite number.")
+    if minimum is not None and number < minimum:
+        raise ConfigError(f"{name}={number} is below the minimum of {minimum}.")
+    if maximum is not None and number > maximum:
+        raise ConfigError(f"{name}={number} is above the maximum of {maximum}.")
+    return number
+
+
 def env_str(name: str, default: str, env: Mapping[str, str] = os.environ) -> str:
     value = _raw(env, name)
     return default if value is None else value

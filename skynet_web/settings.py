@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from skynet_web.env import (
     ConfigError,
     env_bool,
+    env_float,
     env_int,
     env_list,
     env_str,
@@ -47,6 +48,14 @@ try:
     CHECK_TASK_TIME_LIMIT = env_int("SKYNET_TASK_TIME_LIMIT", 3 * 600 + 60, minimum=30)
     SANDBOX_PYTHON = env_str("SKYNET_SANDBOX_PYTHON", "")
     SANDBOX_MEMORY_MB = env_int("SKYNET_SANDBOX_MEMORY_MB", 512, minimum=64, maximum=16384)
+    MODEL_CATALOGUE = env_str(
+        "SKYNET_MODEL_CATALOGUE", str(BASE_DIR / "providers" / "catalogue.toml")
+    )
+    # Per-check budget for a metric's llm() calls, so a loop cannot flood a paid model.
+    CHECK_MAX_MODEL_CALLS = env_int("SKYNET_CHECK_MAX_MODEL_CALLS", 30, minimum=0, maximum=10000)
+    CHECK_MAX_MODEL_TOKENS = env_int("SKYNET_CHECK_MAX_MODEL_TOKENS", 200_000, minimum=0)
+    CHECK_MAX_MODEL_USD = env_float("SKYNET_CHECK_MAX_MODEL_USD", 0.5, minimum=0.0)
+    MODEL_TIMEOUT_S = env_float("SKYNET_MODEL_TIMEOUT", 60.0, minimum=1.0, maximum=600.0)
     WORKER_PING_TIMEOUT = env_int("SKYNET_WORKER_PING_MS", 1000, minimum=50, maximum=30000)
     LOG_LEVEL = env_str("DJANGO_LOG_LEVEL", "INFO").upper()
     if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
@@ -182,3 +191,11 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
+
+# Per-user limits on contract checks, counted from the database so they hold across
+# every web process.
+try:
+    CHECK_RATE_PER_MINUTE = env_int("SKYNET_CHECK_RATE_PER_MINUTE", 30, minimum=1)
+    CHECK_MAX_ACTIVE_PER_USER = env_int("SKYNET_CHECK_MAX_ACTIVE", 3, minimum=1)
+except ConfigError as exc:
+    raise SystemExit(f"Configuration error: {exc}") from None

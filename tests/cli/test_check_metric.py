@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -109,6 +110,9 @@ def test_the_readable_report_has_the_same_content(metric):
     assert "Contract check failed at Metric return value." in result.stdout
     assert "No. The side info is not a dict." in result.stdout
     assert "Case 3: Invalid" in result.stdout
+    assert "Sandbox layers: " in result.stdout
+    if shutil.which("bwrap"):
+        assert "namespaces (bubblewrap)" in result.stdout
 
 
 def test_cases_file_is_used(metric, tmp_path):

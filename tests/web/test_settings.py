@@ -10,6 +10,7 @@ from skynet_web.env import (
     ConfigError,
     env_bool,
     env_choice,
+    env_float,
     env_int,
     env_list,
     env_url,
@@ -44,6 +45,16 @@ def test_int_checks_type_and_range():
         env_int("N", 1, {"N": "601"}, maximum=600)
     with pytest.raises(ConfigError, match="below the minimum of 1"):
         env_int("N", 1, {"N": "0"}, minimum=1)
+
+
+def test_float_checks_type_finiteness_and_range():
+    assert env_float("F", 1.0, {"F": "0.25"}, minimum=0.0) == 0.25
+    with pytest.raises(ConfigError, match="not a number"):
+        env_float("F", 1.0, {"F": "cheap"})
+    with pytest.raises(ConfigError, match="not a finite number"):
+        env_float("F", 1.0, {"F": "nan"})
+    with pytest.raises(ConfigError, match="below the minimum"):
+        env_float("F", 1.0, {"F": "-1"}, minimum=0.0)
 
 
 def test_list_splits_on_commas_and_rejects_empty_items():

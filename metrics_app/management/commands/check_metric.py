@@ -1,14 +1,20 @@
 """python manage.py check_metric METRIC_FILE [--cases CASES.jsonl] [--timeout SECONDS]
-[--language en|es|hi] [--json]
+[--language en|es|hi] [--json] [--metric-model ID] [--reflection-model ID]
 
 Runs the contract check directly through the child-process runner: no broker, web
 server or database. Exit status 0 when the check passed, 1 when it failed, 2 on a
-usage error.
+usage error (an unknown or not configured model among them).
+
+skynet.llm() in the metric is answered by the metric model, or by the reflection model
+when no metric model is given (the docs' rule), within the per-check budget
+(SKYNET_CHECK_MAX_MODEL_CALLS, _TOKENS, _USD); with neither it fails with
+"no_metric_model". `python manage.py models` lists the ids.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -19,7 +25,10 @@ from django.utils.translation import override
 
 from contract.cases import CasesError, parse_cases_jsonl
 from contract.engine import run_check, validate_timeout
-from metrics_app import check_text
+from metrics_app import check_text, sandboxing
+from providers.budget import Limits
+from providers.catalogue import CatalogueError, ModelChoiceError, load_catalogue
+from providers.gateway import ModelGateway, gateway_for_check
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
 MAX_CASES_FILE = 1024 * 1024
@@ -49,6 +58,18 @@ class Command(BaseCommand):
         parser.add_argument(
             "--json", action="store_true", dest="as_json", help="print one JSON object"
         )
+        parser.add_argument(
+            "--metric-model",
+            metavar="ID",
+            default=None,
+            help="the model that answers skynet.llm() (ids: python manage.py models)",
+        )
+        parser.add_argument(
+            "--reflection-model",
+            metavar="ID",
+            default=None,
+            help="the reflection model; answers skynet.llm() when no --metric-model is given",
+        )
 
     def handle(
         self,
@@ -58,13 +79,26 @@ class Command(BaseCommand):
         timeout: str | None,
         language: str,
         as_json: bool,
+        metric_model: str | None = None,
+        reflection_model: str | None = None,
         **options,
     ) -> None:
         with override(language):
             source = self._read(metric_file, limit=None)
             case_list = self._cases(cases) if cases else None
             timeout_s = self._timeout(timeout)
-            result = run_check(source, case_list, timeout_s=timeout_s)
+            gateway = self._gateway(metric_model, reflection_model)
+            try:
+                result = run_check(
+                    source,
+                    case_list,
+                    timeout_s=timeout_s,
+                    sandbox_config=sandboxing.base_config(),
+                    llm_for_case=gateway.for_case if gateway is not None else None,
+                )
+            finally:
+                if gateway is not None:
+                    gateway.close()
             rendered = check_text.render(result.to_dict())
             if as_json:
                 self.stdout.write(json.dumps(public_report(rendered), ensure_ascii=False, indent=2))
@@ -95,6 +129,38 @@ class Command(BaseCommand):
         except CasesError as exc:
             message = check_text.cases_error_message(exc.code, exc.line, exc.params)
             raise UsageError(f"{path}: {message}") from None
+
+    def _gateway(self, metric_model: str | None, reflection_model: str | None):
+        """The metric model's gateway, or None when no model is chosen."""
+        if not metric_model and not reflection_model:
+            return None
+        try:
+            catalogue = load_catalogue(settings.MODEL_CATALOGUE, os.environ)
+        except CatalogueError as exc:
+            raise UsageError(str(exc)) from None
+        limits = Limits(
+            max_calls=settings.CHECK_MAX_MODEL_CALLS,
+            max_tokens=settings.CHECK_MAX_MODEL_TOKENS,
+            max_usd=settings.CHECK_MAX_MODEL_USD,
+        )
+        try:
+            gateway: ModelGateway | None = gateway_for_check(
+                catalogue,
+                metric_model=metric_model,
+                reflection_model=reflection_model,
+                limits=limits,
+                timeout_s=settings.MODEL_TIMEOUT_S,
+            )
+        except ModelChoiceError as exc:
+            listing = _("See the models and how to configure them: python manage.py models")
+            if exc.code == "not_configured":
+                message = _(
+                    "The model %(model)s is not configured: set the environment variable %(variable)s."
+                ) % {"model": exc.model_id, "variable": exc.key_env}
+            else:
+                message = _("Unknown model %(model)s.") % {"model": exc.model_id}
+            raise UsageError(f"{message} {listing}") from None
+        return gateway
 
     def _timeout(self, raw: str | None) -> float:
         if raw is None:
@@ -174,6 +240,8 @@ def text_report(rendered: dict) -> str:
                 _("%(ms)s ms") % {"ms": check_text.format_number(round(case["duration_ms"], 1))}
             )
         lines.append("  " + ", ".join(parts))
+        if case.get("usage"):
+            lines.append("      " + usage_line(case["usage"]))
         if case["message"]:
             lines.append(f"      {case['message']}")
         for frame in case.get("traceback") or []:
@@ -187,6 +255,9 @@ def text_report(rendered: dict) -> str:
             lines.append(
                 "      " + _("feedback: %(feedback)s") % {"feedback": case["feedback"][:500]}
             )
+    lines.append("")
+    layers = ", ".join(rendered["layer_names"]) or _("none")
+    lines.append(_("Sandbox layers: %(layers)s") % {"layers": layers})
     if rendered["hints"]:
         lines.append("")
         lines.append(_("Feedback hints"))
@@ -198,3 +269,17 @@ def text_report(rendered: dict) -> str:
             )
             lines.append(f"  • {where}: {hint['message']}")
     return "\n".join(lines)
+
+
+def usage_line(usage: dict) -> str:
+    """One case's model usage, for the readable report."""
+    return _(
+        "model calls: %(calls)s, tokens: %(input)s in / %(output)s out, cost: $%(cost)s, "
+        "model time: %(ms)s ms"
+    ) % {
+        "calls": usage.get("model_calls", 0),
+        "input": usage.get("input_tokens", 0),
+        "output": usage.get("output_tokens", 0),
+        "cost": f"{usage.get('cost_usd', 0.0):.6f}",
+        "ms": check_text.format_number(round(usage.get("model_ms", 0.0), 1)),
+    }

@@ -1,0 +1,362 @@
+"""Provider clients: one chat call over real HTTP, with timeouts, retries and clear errors.
+
+Two wire formats: OpenAI chat completions (providers "openai" and "openai_compatible")
+and Anthropic messages. `ProviderClient.complete()` returns a Completion (text and token
+counts) or raises ProviderError with a stable `code` and the provider's own message:
+
+    unauthorized    401 / 403
+    not_found       404 (often: the model name is wrong for this account or server)
+    bad_request     another 4xx (a request the provider refused, e.g. too long)
+    rate_limited    429 on every attempt (or a spent quota)
+    server_error    5xx on every attempt, or the connection broke mid-answer
+    unreachable     no connection could be made on any attempt
+    timeout         no complete answer within the timeout
+    bad_response    an answer that is not the documented JSON
+    refused         the model declined to answer (OpenAI's "refusal")
+
+429, 5xx and connection failures are retried with exponential backoff and jitter,
+honouring Retry-After (capped); other errors are final at once.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import httpx
+
+from providers.catalogue import Model
+
+OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
+ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
+ANTHROPIC_VERSION = "2023-06-01"
+MAX_RESPONSE_BYTES = 8 << 20
+MAX_MESSAGE_CHARS = 1000
+
+ERROR_CODES = (
+    "unauthorized",
+    "not_found",
+    "bad_request",
+    "rate_limited",
+    "server_error",
+    "unreachable",
+    "timeout",
+    "bad_response",
+    "refused",
+)
+
+
+class ProviderError(Exception):
+    """A call that did not produce an answer; `code` is one of ERROR_CODES."""
+
+    def __init__(self, code: str, message: str = "", status: int | None = None) -> None:
+        super().__init__(code, message, status)
+        self.code = code
+        self.message = message
+        self.status = status
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}" if self.message else self.code
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Up to max_attempts tries; the n-th wait is base * 2**(n-1), capped, times a jitter
+    of 0.5-1.0, unless the provider's Retry-After (capped at max_retry_after_s) says more."""
+
+    max_attempts: int = 3
+    base_delay_s: float = 0.5
+    max_delay_s: float = 8.0
+    max_retry_after_s: float = 20.0
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        backoff = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
+        backoff *= random.uniform(0.5, 1.0)
+        if retry_after is not None:
+            return max(backoff, min(retry_after, self.max_retry_after_s))
+        return backoff
+
+
+def user_text(input: object) -> str:
+    """The user message for llm()'s `input`: a string as it is, anything else as JSON."""
+    if isinstance(input, str):
+        return input
+    return json.dumps(input, ensure_ascii=False)
+
+
+def base_url(model: Model, env: Mapping[str, str]) -> str:
+    """Where the model's API lives: the catalogue's base_url, or the SDKs' env variables."""
+    if model.provider == "openai":
+        url = env.get("OPENAI_BASE_URL", "").strip() or OPENAI_DEFAULT_BASE
+    elif model.provider == "anthropic":
+        url = env.get("ANTHROPIC_BASE_URL", "").strip() or ANTHROPIC_DEFAULT_BASE
+    else:
+        url = model.base_url
+    return url.rstrip("/")
+
+
+class ProviderClient:
+    """Calls one model. `sleep` is injectable only so a caller can account for waits."""
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        api_key: str,
+        env: Mapping[str, str],
+        timeout_s: float,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.model = model
+        self.api_key = api_key
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self.sleep = sleep
+        self.base = base_url(model, env)
+        # trust_env keeps the process's proxy and CA settings, as the official SDKs do.
+        self._http = httpx.Client(timeout=httpx.Timeout(timeout_s), follow_redirects=False)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> ProviderClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- one call ---------------------------------------------------------------------
+
+    def complete(self, instructions: str, input: object = None) -> Completion:
+        """Ask the model; `input` None sends the instructions alone, as the user message."""
+        if self.model.provider == "anthropic":
+            url, headers, body = self._anthropic_request(instructions, input)
+            parse = _parse_anthropic
+        else:
+            url, headers, body = self._openai_request(instructions, input)
+            parse = _parse_openai
+        try:
+            data = self._post_with_retries(url, headers, body)
+            return parse(data)
+        except ProviderError as exc:
+            raise ProviderError(exc.code, self._redact(exc.message), exc.status) from None
+
+    def _openai_request(self, instructions: str, input: object) -> tuple[str, dict, dict]:
+        if input is None:
+            messages = [{"role": "user", "content": instructions}]
+        else:
+            messages = [
+                {"role": "system", "content": instructions},
+                {"role": "user", "content": user_text(input)},
+            ]
+        headers = {"content-type": "application/json"}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        body = {"model": self.model.api_model, "messages": messages}
+        return f"{self.base}/chat/completions", headers, body
+
+    def _anthropic_request(self, instructions: str, input: object) -> tuple[str, dict, dict]:
+        body: dict = {"model": self.model.api_model, "max_tokens": self.model.max_output_tokens}
+        if input is None:
+            body["messages"] = [{"role": "user", "content": instructions}]
+        else:
+            body["system"] = instructions
+            body["messages"] = [{"role": "user", "content": user_text(input)}]
+        headers = {
+            "content-type": "application/json",
+            "x-api-key": self.api_key,
+            "anthropic-version": ANTHROPIC_VERSION,
+        }
+        return f"{self.base}/v1/messages", headers, body
+
+    # -- HTTP, retries ----------------------------------------------------------------
+
+    def _post_with_retries(self, url: str, headers: dict, body: dict) -> object:
+        attempts = max(1, self.retry.max_attempts)
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._post(url, headers, body)
+            except _Retryable as exc:
+                if attempt == attempts:
+                    raise exc.error from None
+                self.sleep(self.retry.delay(attempt, exc.retry_after))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _post(self, url: str, headers: dict, body: dict) -> object:
+        deadline = time.monotonic() + self.timeout_s
+        try:
+            with self._http.stream("POST", url, headers=headers, json=body) as response:
+                raw = _read_limited(response, deadline, self.timeout_s)
+        except httpx.ConnectTimeout:
+            raise _Retryable(ProviderError("unreachable", f"could not connect to {url}")) from None
+        except httpx.TimeoutException:
+            raise ProviderError(
+                "timeout", f"no answer from {url} within {self.timeout_s:g} s"
+            ) from None
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise ProviderError("unreachable", f"cannot call {url}: {exc}") from None
+        except httpx.ConnectError as exc:
+            message = f"could not connect to {url}: {exc}"
+            raise _Retryable(ProviderError("unreachable", message)) from None
+        except httpx.TransportError as exc:
+            message = f"the connection to {url} broke: {str(exc) or type(exc).__name__}"
+            raise _Retryable(ProviderError("server_error", message)) from None
+        status = response.status_code
+        if 200 <= status < 300:
+            try:
+                return json.loads(raw)
+            except ValueError:
+                raise ProviderError(
+                    "bad_response", f"the reply is not JSON: {_snippet(raw)}", status
+                ) from None
+        message, error_code = _error_message(raw, status)
+        if status == 429:
+            error = ProviderError("rate_limited", message, status)
+            if error_code == "insufficient_quota":  # no wait will help
+                raise error
+            raise _Retryable(error, _retry_after(response.headers))
+        if status >= 500:
+            raise _Retryable(
+                ProviderError("server_error", message, status), _retry_after(response.headers)
+            )
+        if status in (401, 403):
+            raise ProviderError("unauthorized", message, status)
+        if status == 404:
+            raise ProviderError("not_found", message, status)
+        if 400 <= status < 500:
+            raise ProviderError("bad_request", message, status)
+        raise ProviderError("bad_response", f"unexpected HTTP status {status}", status)
+
+    def _redact(self, text: str) -> str:
+        """Never hand a key back: the message reaches the metric."""
+        if self.api_key and len(self.api_key) >= 4:
+            text = text.replace(self.api_key, "***")
+        return text[:MAX_MESSAGE_CHARS]
+
+
+class _Retryable(Exception):
+    def __init__(self, error: ProviderError, retry_after: float | None = None) -> None:
+        super().__init__(error)
+        self.error = error
+        self.retry_after = retry_after
+
+
+def _read_limited(response: httpx.Response, deadline: float, timeout_s: float) -> bytes:
+    """The decoded body, at most MAX_RESPONSE_BYTES, read within the call's deadline."""
+    chunks, size = [], 0
+    try:
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > MAX_RESPONSE_BYTES:
+                raise ProviderError(
+                    "bad_response", f"the reply is larger than {MAX_RESPONSE_BYTES} bytes"
+                )
+            chunks.append(chunk)
+            if time.monotonic() > deadline:
+                raise httpx.ReadTimeout(f"no complete answer within {timeout_s:g} s")
+    except httpx.DecodingError:
+        raise ProviderError("bad_response", "the reply's content encoding is broken") from None
+    return b"".join(chunks)
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds the provider asked us to wait (retry-after-ms, Retry-After seconds or date)."""
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            return max(0.0, float(value) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _snippet(raw: bytes, limit: int = 200) -> str:
+    text = raw.decode("utf-8", "replace").strip()
+    return text[:limit] + ("…" if len(text) > limit else "") if text else "(empty)"
+
+
+def _error_message(raw: bytes, status: int) -> tuple[str, str | None]:
+    """The provider's own message from an error body, and its error code if it gave one.
+
+    OpenAI and Anthropic: {"error": {"message": ..., "type"/"code": ...}}; Ollama and
+    others: {"error": "..."} or {"message": "..."}.
+    """
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            code = error.get("code") if isinstance(error.get("code"), str) else None
+            return error["message"], code or (
+                error.get("type") if isinstance(error.get("type"), str) else None
+            )
+        if isinstance(error, str) and error:
+            return error, None
+        if isinstance(data.get("message"), str) and data["message"]:
+            return data["message"], None
+    text = raw.decode("utf-8", "replace").strip()
+    return (_snippet(raw) if text else f"HTTP {status}"), None
+
+
+def _count(usage: object, key: str) -> int:
+    value = usage.get(key) if isinstance(usage, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _parse_openai(data: object) -> Completion:
+    try:
+        message = data["choices"][0]["message"]  # type: ignore[index]
+    except (KeyError, IndexError, TypeError):
+        raise ProviderError("bad_response", "the reply has no choices[0].message") from None
+    if not isinstance(message, dict):
+        raise ProviderError("bad_response", "choices[0].message is not an object")
+    content = message.get("content")
+    if not isinstance(content, str):
+        refusal = message.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            raise ProviderError("refused", refusal)
+        raise ProviderError("bad_response", "choices[0].message.content is not text")
+    usage = data.get("usage")  # type: ignore[union-attr]
+    return Completion(content, _count(usage, "prompt_tokens"), _count(usage, "completion_tokens"))
+
+
+def _parse_anthropic(data: object) -> Completion:
+    content = data.get("content") if isinstance(data, dict) else None
+    if not isinstance(content, list):
+        raise ProviderError("bad_response", "the reply has no content list")
+    texts = [
+        block["text"]
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    ]
+    if content and not texts:
+        raise ProviderError("bad_response", "the reply's content has no text block")
+    usage = data.get("usage")  # type: ignore[union-attr]
+    return Completion("".join(texts), _count(usage, "input_tokens"), _count(usage, "output_tokens"))
