@@ -33,10 +33,23 @@ def _check_worker() -> dict:
     # An explicit connection, not the app's pool, so the ping goes to the broker that
     # the broker probe just reached.
     with app.connection_for_write() as conn:
-        replies = app.control.ping(timeout=settings.WORKER_PING_TIMEOUT / 1000, connection=conn)
+        replies = app.control.broadcast(
+            "sandbox_status",
+            reply=True,
+            timeout=settings.WORKER_PING_TIMEOUT / 1000,
+            connection=conn,
+        )
     if not replies:
-        raise RuntimeError("no worker answered a ping")
-    return {"workers": sorted(name for reply in replies for name in reply)}
+        raise RuntimeError("no worker answered")
+    workers = {name: status for reply in replies for name, status in reply.items()}
+    return {
+        "workers": sorted(workers),
+        # Which confinement layers hold on each worker, from its self-test at start.
+        "sandbox": {
+            name: {"layers": status.get("layers", []), "mode": status.get("mode")}
+            for name, status in sorted(workers.items())
+        },
+    }
 
 
 def _probe(check: Callable[[], dict]) -> dict:

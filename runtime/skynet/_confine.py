@@ -348,33 +348,6 @@ def _build_filter(pyseccomp_path: str | None):
 # --- self-test probe (contract.sandbox.self_test runs this file as the child script) ---
 
 
-def _read_frame(fd: int) -> dict:
-    import json
-
-    header = _read_exact(fd, 4)
-    return json.loads(_read_exact(fd, int.from_bytes(header, "big")).decode("utf-8"))
-
-
-def _read_exact(fd: int, size: int) -> bytes:
-    chunks = []
-    while size:
-        chunk = os.read(fd, size)
-        if not chunk:
-            raise EOFError("job socket closed")
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
-
-
-def _write_frame(fd: int, payload: dict) -> None:
-    import json
-
-    data = json.dumps(payload).encode("utf-8")
-    view = memoryview(len(data).to_bytes(4, "big") + data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 def _fails(action) -> bool:
     try:
         action()
@@ -429,16 +402,25 @@ def _probe(job: dict) -> dict:
 
 
 def _main(argv: list[str]) -> int:
-    fd = int(argv[1])
-    job = _read_frame(fd)
-    reply: dict = {}
+    # Imported here, not at the top: run as a script, this file finds the skynet package only
+    # once __main__ has put the runtime folder on sys.path, and apply()'s importers need
+    # neither. wire (stdlib-only) is the framing the parent speaks.
+    import socket
+
+    from skynet import wire
+
+    sock = socket.socket(fileno=int(argv[1]))
+    job = wire.recv(sock, limit=wire.MAX_JOB_FRAME)
+    if job is None:
+        raise EOFError("job socket closed")
+    reply: dict = {"type": "selftest"}
     try:
         reply["layers"] = apply(job.get("limits") or {})
     except ConfinementError as exc:
         reply["error"] = str(exc)
         reply["layers"] = []
     reply["probes"] = _probe(job)
-    _write_frame(fd, reply)
+    wire.send(sock, reply)
     return 0
 
 

@@ -7,6 +7,7 @@ test runs on the same machine cannot see each other's processes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -156,6 +157,11 @@ def run_code(
             elif proc.poll() is not None:
                 break  # the child is gone; a straggler may still hold the socket open
     finally:
+        if not timed_out:
+            # As the runner does: a child whose channel closed gets a moment to exit on
+            # its own, so its real exit status is read rather than our SIGKILL's.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=1.0)
         clean = sandbox.kill(proc, launch)
         try:
             _, err = proc.communicate(timeout=10)

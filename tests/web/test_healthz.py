@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
@@ -13,6 +15,12 @@ def test_healthz_is_200_when_database_broker_and_worker_are_up(client, celery_wo
     assert body["failing"] == []
     assert body["database"]["ok"] and body["broker"]["ok"] and body["worker"]["ok"]
     assert body["worker"]["workers"]
+    # Each worker reports the confinement layers its self-test found at start.
+    (status,) = [body["worker"]["sandbox"][name] for name in body["worker"]["workers"]]
+    assert {"rlimits", "seccomp", "clean_env"} <= set(status["layers"])
+    if shutil.which("bwrap"):
+        assert status["mode"] == "bwrap"
+        assert "namespaces" in status["layers"]
 
 
 def test_healthz_names_the_broker_when_it_is_down(client, broker, monkeypatch):

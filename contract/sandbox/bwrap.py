@@ -1,0 +1,116 @@
+"""The bubblewrap command line shared by every launch: namespaces, system binds, mounts.
+
+`prepare()` puts the runtime binds (contract.sandbox.launch) between `_bwrap_prefix()` and
+`_bwrap_tail()`; the detection probe (contract.sandbox.detect) runs the same two around `true`.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+
+from contract.sandbox.config import _SANDBOX_ENV, SandboxConfig, sandbox_env
+
+
+@functools.lru_cache(maxsize=4)
+def _bwrap_options(bwrap: str) -> frozenset[str]:
+    """Options this bwrap knows (--disable-userns needs 0.8, --size 0.5)."""
+    try:
+        done = subprocess.run(
+            [bwrap, "--help"], capture_output=True, timeout=10, check=False, env=sandbox_env()
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    text = (done.stdout + done.stderr).decode("utf-8", "replace")
+    return frozenset(word for word in text.split() if word.startswith("--"))
+
+
+# Hardening that older bubblewraps lack; left out (with a warning) rather than failing.
+_OPTIONAL_FLAGS = frozenset({"--unshare-cgroup-try", "--disable-userns", "--size"})
+
+_NAMESPACE_FLAGS = (
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    # The sandbox may not create user namespaces of its own (kernel attack surface).
+    "--disable-userns",
+    "--die-with-parent",
+    # setsid() for the command: no controlling terminal to push input into (TIOCSTI).
+    "--new-session",
+    "--hostname",
+    "sandbox",
+)
+
+
+def _system_binds(config: SandboxConfig) -> list[str]:
+    """Read-only view of the interpreter: /usr, the merged-/usr links, and the loader cache."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = "/" + name
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in ("/etc/ld.so.cache", "/etc/localtime"):
+        if os.path.exists(path):
+            args += ["--ro-bind", os.path.realpath(path), path]
+    extra = set(config.extra_ro_binds)
+    for candidate in (config.python, os.path.realpath(config.python)):
+        prefix = os.path.dirname(os.path.dirname(os.path.abspath(candidate)))
+        if prefix != "/usr" and not prefix.startswith("/usr/") and prefix != "/":
+            extra.add(prefix)
+    for path in sorted(extra):
+        args += ["--ro-bind", path, path]
+    return args
+
+
+def _supported(bwrap: str, args: list[str]) -> list[str]:
+    """Drop optional options (and the value of --size) this bwrap does not know."""
+    known = _bwrap_options(bwrap)
+    missing = {flag for flag in _OPTIONAL_FLAGS if flag not in known}
+    if not missing:
+        return args
+    kept: list[str] = []
+    skip = 0
+    for arg in args:
+        if skip:
+            skip -= 1
+        elif arg in missing:
+            skip = 1 if arg == "--size" else 0
+        else:
+            kept.append(arg)
+    return kept
+
+
+def _bwrap_prefix(config: SandboxConfig, bwrap: str) -> list[str]:
+    return _supported(bwrap, [bwrap, *_NAMESPACE_FLAGS, *_system_binds(config)])
+
+
+def _bwrap_tail(config: SandboxConfig, bwrap: str) -> list[str]:
+    """Mounts made after the runtime binds, and the environment."""
+    args = [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(config.tmp_size_mb * 1024 * 1024),
+        "--tmpfs",
+        "/tmp",
+        # bwrap leaves its root tmpfs and /dev writable and without a size cap: make them
+        # read-only so the only writable place is the capped /tmp.
+        "--remount-ro",
+        "/dev",
+        "--remount-ro",
+        "/",
+        "--chdir",
+        "/tmp",
+        "--clearenv",
+    ]
+    for key, value in _SANDBOX_ENV.items():
+        args += ["--setenv", key, value]
+    return _supported(bwrap, args)

@@ -1,0 +1,170 @@
+"""What a sandbox is: its configuration, the launch it yields, and what its uid can reach.
+
+`SandboxConfig` is frozen and hashable (detection is cached per config); `Launch` is what
+`prepare()` returns. The interpreter is chosen so the sandbox uid can run it, and the child's
+environment is built from scratch here (`sandbox_env()`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+LAYERS = ("namespaces", "unprivileged_uid", "seccomp", "rlimits", "pdeathsig", "clean_env")
+
+# Layers only the child can set up; `_confine.apply()` reports them and fails closed when one
+# listed in limits["required"] does not hold.
+CHILD_LAYERS = ("unprivileged_uid", "seccomp", "rlimits", "pdeathsig", "clean_env")
+
+NOBODY = 65534
+# Uids for per-slot sandboxes: 60000-64999 is Debian's "globally allocated" range, unused on
+# almost every system and below 65536, so it also exists in a typical container's uid map.
+SLOT_UID_BASE = 60000
+
+# Where the runtime folder appears inside the sandbox (the host path stays hidden).
+RUNTIME_MOUNT = "/opt/skynet"
+
+DEFAULT_RUNTIME_DIR = str(Path(__file__).resolve().parents[2] / "runtime")
+
+
+# The whole environment a child gets. Built from scratch: nothing of the worker's (API keys,
+# DJANGO_SECRET_KEY, DATABASE_URL, REDIS_URL...) can leak. The thread caps keep numerical
+# libraries from starting one thread per core inside a small process limit.
+_SANDBOX_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    # The child runs with -E, which makes Python ignore these two; they are still set for
+    # any other interpreter or tool a check starts. -B and LANG have the same effect.
+    "PYTHONIOENCODING": "utf-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+    "VECLIB_MAXIMUM_THREADS": "1",
+    "BLIS_NUM_THREADS": "1",
+    "RAYON_NUM_THREADS": "1",
+}
+
+
+def _world_can_run(path: str) -> bool:
+    """True when any uid may execute `path` (every folder on the way searchable)."""
+    try:
+        real = os.path.realpath(path)
+        mode = os.stat(real).st_mode
+    except OSError:
+        return False
+    if not (mode & stat.S_IROTH and mode & stat.S_IXOTH):
+        return False
+    return _world_can_reach(os.path.dirname(real))
+
+
+@functools.lru_cache(maxsize=64)
+def _world_can_reach(directory: str, need_read: bool = False) -> bool:
+    """True when other uids can traverse every folder from / down to `directory`."""
+    current = os.path.realpath(directory)
+    first = True
+    while True:
+        try:
+            mode = os.stat(current).st_mode
+        except OSError:
+            return False
+        if not mode & stat.S_IXOTH or (first and need_read and not mode & stat.S_IROTH):
+            return False
+        first = False
+        parent = os.path.dirname(current)
+        if parent == current:
+            return True
+        current = parent
+
+
+def _default_python() -> str:
+    # The interpreter must be readable by the sandbox uid: a pyenv build under /root is not.
+    for candidate in ("/usr/bin/python3", sys.executable):
+        if candidate and _world_can_run(candidate):
+            return candidate
+    return sys.executable
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """How to confine a child. Frozen and hashable: detection results are cached per config."""
+
+    python: str = field(default_factory=_default_python)
+    memory_mb: int = 512
+    # Host uid/gid the sandbox runs as when the runner is root. None: keep the runner's uid
+    # (only sensible when the runner itself is unprivileged).
+    uid: int | None = NOBODY
+    gid: int = NOBODY
+    # True when no other sandbox runs as this uid at the same time: kill() then removes every
+    # process of the uid, which is what makes the no-namespace fallback leak-proof.
+    uid_exclusive: bool = False
+    max_processes: int = 64
+    open_files: int = 64
+    file_size_bytes: int = 1 << 20
+    tmp_size_mb: int = 16
+    use_bwrap: bool = True  # False forces the fallback (benchmarks, tests)
+    seccomp: bool = True
+    # Extra host paths made visible read-only at the same path (e.g. a venv's site-packages).
+    extra_ro_binds: tuple[str, ...] = ()
+    # Byte-compile the runtime folder once per process, so the child (-B, read-only) need not.
+    precompile: bool = True
+
+    @classmethod
+    def for_slot(cls, slot: int, *, base_uid: int = SLOT_UID_BASE, **changes) -> SandboxConfig:
+        """A config with a uid of its own for concurrency slot `slot` (0, 1, 2...)."""
+        if slot < 0:
+            raise ValueError("slot must be >= 0")
+        return replace(cls(), uid=base_uid + slot, uid_exclusive=True, **changes)
+
+
+@dataclass(frozen=True)
+class Launch:
+    argv: list[str]
+    env: dict[str, str]
+    layers: tuple[str, ...] = field(default_factory=tuple)
+    # "bwrap" or "fallback"
+    mode: str = "fallback"
+    # Host uid the sandboxed processes run as (kill() only ever signals processes of it).
+    uid: int | None = None
+    uid_exclusive: bool = False
+
+
+def sandbox_env() -> dict[str, str]:
+    """The complete environment of a sandboxed child."""
+    return dict(_SANDBOX_ENV)
+
+
+def _world_can_read(path: str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return bool(mode & stat.S_IROTH) and _world_can_reach(os.path.dirname(os.path.realpath(path)))
+
+
+def _switches_uid(config: SandboxConfig) -> bool:
+    return os.geteuid() == 0 and config.uid is not None
+
+
+def _host_uid(config: SandboxConfig) -> int:
+    if os.geteuid() == 0 and config.uid is not None:
+        return config.uid
+    return os.getuid()
+
+
+def _uid_unprivileged(config: SandboxConfig) -> bool:
+    return _host_uid(config) != 0
+
+
+def _exclusive_uid(config: SandboxConfig) -> bool:
+    # Never treat our own uid as the sandbox's: sweeping it would kill the worker itself.
+    uid = _host_uid(config)
+    return config.uid_exclusive and uid not in (0, os.getuid())

@@ -1,0 +1,107 @@
+"""`self_test()`: start one child exactly as the runner does and probe the walls from inside.
+
+The child is runtime/skynet/_confine.py run as a script; both sides speak skynet.wire.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import socket
+import subprocess
+
+from contract.sandbox.config import DEFAULT_RUNTIME_DIR, SandboxConfig
+from contract.sandbox.detect import _ordered
+from contract.sandbox.launch import limits_for, prepare
+from contract.sandbox.processes import kill
+from skynet import wire
+
+_SELFTEST_SECRET_VAR = "SKYNET_SANDBOX_SELFTEST_SECRET"
+
+
+def self_test(
+    config: SandboxConfig | None = None,
+    *,
+    runtime_dir: str | None = None,
+    timeout_s: float = 10.0,
+) -> dict:
+    """Start one child exactly as the runner does and probe the walls from inside.
+
+    Returns {"layers": [...], "probes": {name: bool}, "mode": ..., "expected_layers": [...]}
+    where a probe is True when the wall held: network_blocked (TCP to a 127.0.0.1 listener
+    opened here), shadow_unreadable, secrets_absent (a fake secret planted in this process's
+    environment), project_hidden, uid_unprivileged, host_processes_hidden, root_readonly.
+    "layers" are the layers confirmed from inside the child.
+    """
+    cfg = config or SandboxConfig()
+    rd = runtime_dir or DEFAULT_RUNTIME_DIR
+    secret = "skynet-selftest-" + secrets.token_hex(8)
+    result: dict = {"layers": [], "probes": {}, "mode": None, "expected_layers": []}
+    with contextlib.ExitStack() as stack:
+        listener = stack.enter_context(socket.create_server(("127.0.0.1", 0)))
+        parent_sock, child_sock = socket.socketpair()
+        stack.enter_context(parent_sock)
+        fd = child_sock.fileno()
+        previous = os.environ.get(_SELFTEST_SECRET_VAR)
+        os.environ[_SELFTEST_SECRET_VAR] = secret  # must not reach the child
+        try:
+            launch = prepare(rd, "skynet/_confine.py", [str(fd)], timeout_s=timeout_s, config=cfg)
+            proc = subprocess.Popen(
+                launch.argv,
+                env=launch.env,
+                pass_fds=(fd,),
+                start_new_session=True,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+        finally:
+            child_sock.close()
+            if previous is None:
+                os.environ.pop(_SELFTEST_SECRET_VAR, None)
+            else:
+                os.environ[_SELFTEST_SECRET_VAR] = previous
+        result["mode"] = launch.mode
+        result["expected_layers"] = list(launch.layers)
+        reply: dict = {}
+        try:
+            job = {
+                "type": "selftest",
+                "limits": limits_for(timeout_s, cfg),
+                "probe": {
+                    "port": listener.getsockname()[1],
+                    "secret": secret,
+                    "project_file": os.path.abspath(__file__),
+                    "host_pid": os.getpid(),
+                },
+            }
+            parent_sock.settimeout(timeout_s)
+            wire.send(parent_sock, job)
+            answer = wire.recv(parent_sock)
+            if answer is None:
+                raise EOFError("the sandboxed child closed its socket")
+            reply = answer
+        except (OSError, EOFError, ValueError, wire.ProtocolError) as exc:
+            result["error"] = f"no answer from the sandboxed child: {exc}"
+        finally:
+            kill(proc, launch)
+            stderr = b""
+            with contextlib.suppress(subprocess.TimeoutExpired, ValueError, OSError):
+                stderr = proc.communicate(timeout=2)[1] or b""
+        if stderr.strip() and "error" in result:
+            result["error"] += "; stderr: " + stderr.decode("utf-8", "replace").strip()[-500:]
+    if reply.get("error"):
+        result["error"] = reply["error"]
+    probes = {name: bool(value) for name, value in (reply.get("probes") or {}).items()}
+    confirmed = set(reply.get("layers") or ())
+    if (
+        "namespaces" in launch.layers
+        and probes.get("host_processes_hidden")
+        and probes.get("project_hidden")
+        and probes.get("network_blocked")
+    ):
+        confirmed.add("namespaces")
+    result["layers"] = list(_ordered(confirmed))
+    result["probes"] = probes
+    return result
