@@ -37,6 +37,16 @@ CASE_STATUSES = {
     "skipped": _("Not run"),
 }
 
+# The sandbox's confinement layers, as a check result lists them.
+LAYER_NAMES = {
+    "namespaces": _("namespaces (bubblewrap)"),
+    "unprivileged_uid": _("unprivileged user"),
+    "seccomp": _("seccomp filter"),
+    "rlimits": _("resource limits"),
+    "pdeathsig": _("ends with its parent"),
+    "clean_env": _("clean environment"),
+}
+
 SKIP_REASONS = {
     "not_defined": _("The metric defines no REWARD_SPEC."),
     "not_static": _("Checked when the metric runs."),
@@ -78,6 +88,22 @@ MODEL_ERRORS = {
     "request_too_large": _("The llm() request was too large."),
     "channel_closed": _("The connection to the check closed during an llm() call."),
     "protocol": _("The model call failed: the check received a malformed message."),
+    "unknown_model": _("The chosen model %(message)s is not in the model catalogue."),
+    "not_configured": _(
+        "The chosen model cannot be used until the server sets the environment variable %(message)s."
+    ),
+    "unauthorized": _("The model provider refused the API key: %(message)s"),
+    "not_found": _("The model provider does not know this model: %(message)s"),
+    "bad_request": _("The model provider rejected the request: %(message)s"),
+    "rate_limited": _("The model provider's rate limit was hit, even after retrying: %(message)s"),
+    "server_error": _("The model provider failed, even after retrying: %(message)s"),
+    "unreachable": _("The model provider could not be reached: %(message)s"),
+    "timeout": _("The model did not answer in time: %(message)s"),
+    "bad_response": _("The model provider's reply could not be read: %(message)s"),
+    "refused": _("The model declined to answer: %(message)s"),
+    "budget_exceeded": _(
+        "This check's budget for model calls is used up (%(message)s). Call llm() fewer times."
+    ),
 }
 
 PROBLEMS = {
@@ -295,4 +321,64 @@ def render(result: Mapping, language: str | None = None) -> dict:
             }
         )
     hints = [{**hint, "message": hint_message(hint)} for hint in result.get("hints", [])]
-    return {**result, "stages": stages, "cases": cases, "hints": hints}
+    layers = [str(LAYER_NAMES.get(layer, layer)) for layer in result.get("layers") or []]
+    return {**result, "stages": stages, "cases": cases, "hints": hints, "layer_names": layers}
+
+
+REFUSALS = {
+    "rate_limited": _(
+        "You have started %(limit)s checks in the last minute. Wait a moment, then run it again."
+    ),
+    "too_many_active": _(
+        "You already have %(limit)s checks queued or running. Wait for one to finish."
+    ),
+}
+
+
+def refusal_message(code: str, limit: int) -> str:
+    return fill(REFUSALS.get(code, UNKNOWN), {"code": code, "limit": limit})
+
+
+def reference_rows() -> list[tuple[str, str, bool]]:
+    """The docs' table of return values: (value, verdict in words, valid)."""
+    return [
+        ('(0.8, {"feedback": "Close. Missing the date."})', str(_("Yes")), True),
+        ('[1.0, {"feedback": "OK", "scores": {"format": 1.0}}]', str(_("Yes")), True),
+        ("0.8", str(_("No. There is no side info.")), False),
+        ('(0.8, "Close.")', str(PROBLEMS["side_info_not_dict"]), False),
+        ("(0.8, {})", str(PROBLEMS["feedback_missing"]), False),
+        ('("0.8", {"feedback": "OK"})', str(_("No. The score is a string.")), False),
+        (
+            '(0.8, {"feedback": "OK", "scores": {"a": "high"}})',
+            str(_("No. A named score is not a number.")),
+            False,
+        ),
+    ]
+
+
+def feedback_examples() -> list[tuple[str, str]]:
+    """The docs' poor vs useful feedback, shown beside the hints."""
+    return [
+        (
+            str(_("Incorrect.")),
+            str(_("Expected 'billing', got 'other'. The message mentions a charge.")),
+        ),
+        (
+            str(_("Wrong format.")),
+            str(_("The output is not valid JSON. It has a trailing comma after the last field.")),
+        ),
+    ]
+
+
+REVIEW_REFUSALS = {
+    "no_reflection_model": _("Pick a reflection model first, then ask again."),
+    "not_reviewable": _("Only a finished case with feedback can be reviewed."),
+}
+
+
+def review_refusal(code: str) -> str:
+    return fill(REVIEW_REFUSALS.get(code, UNKNOWN), {"code": code})
+
+
+def model_error_message(code: str, message: str) -> str:
+    return problem_message("model_error", {"code": code, "message": message})

@@ -12,6 +12,14 @@ class Metric(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="metrics"
     )
     name = models.CharField(_("name"), max_length=120)
+    # The three sample cases the contract check runs, as the cases panel edits them.
+    cases = models.JSONField(default=list, blank=True)
+    timeout_s = models.PositiveIntegerField(_("time limit (seconds)"), default=60)
+    # Catalogue ids; an empty metric model means "same as the reflection model".
+    reflection_model = models.CharField(
+        _("reflection model"), max_length=120, blank=True, default=""
+    )
+    metric_model = models.CharField(_("metric model"), max_length=120, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -20,6 +28,10 @@ class Metric(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def latest_version(self) -> MetricVersion | None:
+        return self.versions.order_by("-number").first()
 
 
 class MetricVersion(models.Model):
@@ -58,6 +70,9 @@ class Check(models.Model):
     source = models.TextField()
     cases = models.JSONField(null=True, blank=True)
     timeout_s = models.PositiveIntegerField(default=60)
+    # The model choices as they were when the check started (catalogue ids).
+    reflection_model = models.CharField(max_length=120, blank=True, default="")
+    metric_model = models.CharField(max_length=120, blank=True, default="")
     language = models.CharField(max_length=8, default="en")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     # Set when the check could not run to its end (for example "worker_lost").
@@ -79,3 +94,36 @@ class Check(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in self.FINAL
+
+
+class FeedbackReview(models.Model):
+    """The reflection model's opinion of one case's feedback, asked for by the user."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    # Not named "check": Model.check() is Django's system-check hook.
+    contract_check = models.ForeignKey(Check, on_delete=models.CASCADE, related_name="reviews")
+    case_index = models.PositiveSmallIntegerField()
+    model = models.CharField(max_length=120)
+    language = models.CharField(max_length=8, default="en")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    text = models.TextField(blank=True, default="")
+    # A model_error code (see contract.codes.MODEL_ERROR_CODES) and the provider's words.
+    error_code = models.CharField(max_length=40, blank=True, default="")
+    error_message = models.TextField(blank=True, default="")
+    usage = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"review of case {self.case_index + 1} of check {self.contract_check_id}"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)

@@ -6,7 +6,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
-from metrics_app.models import Check, Metric
+from metrics_app.models import Check, FeedbackReview, Metric, MetricVersion
 
 
 def metrics_for_user(user: AbstractBaseUser) -> QuerySet[Metric]:
@@ -18,5 +18,36 @@ def get_metric_for_user(user: AbstractBaseUser, pk: int) -> Metric:
     return get_object_or_404(Metric, pk=pk, owner=user)
 
 
+def get_version_for_user(user: AbstractBaseUser, metric_pk: int, number: int) -> MetricVersion:
+    return get_object_or_404(
+        MetricVersion.objects.select_related("metric"),
+        metric__pk=metric_pk,
+        metric__owner=user,
+        number=number,
+    )
+
+
 def get_check_for_user(user: AbstractBaseUser, pk: int) -> Check:
-    return get_object_or_404(Check, pk=pk, owner=user)
+    return get_object_or_404(
+        Check.objects.select_related("metric_version__metric"), pk=pk, owner=user
+    )
+
+
+def checks_for_metric(metric: Metric, limit: int = 20) -> QuerySet[Check]:
+    return Check.objects.filter(metric_version__metric=metric).select_related("metric_version")[
+        :limit
+    ]
+
+
+def get_review_for_user(user: AbstractBaseUser, check_pk: int, pk: int) -> FeedbackReview:
+    return get_object_or_404(
+        FeedbackReview, pk=pk, contract_check__pk=check_pk, contract_check__owner=user
+    )
+
+
+def latest_reviews(check: Check) -> dict[int, FeedbackReview]:
+    """The newest review of each case of `check`."""
+    latest: dict[int, FeedbackReview] = {}
+    for review in check.reviews.order_by("created_at"):
+        latest[review.case_index] = review
+    return latest

@@ -4,15 +4,92 @@ from __future__ import annotations
 
 import logging
 import socket
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
-from metrics_app.models import Check, MetricVersion
+from metrics_app import model_choices, sandboxing
+from metrics_app.models import Check, FeedbackReview, Metric, MetricVersion
+from metrics_app.starters import STARTERS
 
 logger = logging.getLogger(__name__)
+
+
+class CheckRefused(Exception):
+    """A check the user may not start now; `code` says why (rate_limited, too_many_active)."""
+
+    def __init__(self, code: str, limit: int) -> None:
+        super().__init__(code)
+        self.code = code
+        self.limit = limit
+
+
+@transaction.atomic
+def metric_create(*, owner: AbstractBaseUser, name: str, starter: str) -> Metric:
+    template = STARTERS[starter]
+    metric = Metric.objects.create(
+        owner=owner,
+        name=name,
+        cases=[dict(case) for case in template.cases],
+        timeout_s=settings.CHECK_TIMEOUT_DEFAULT,
+    )
+    MetricVersion.objects.create(metric=metric, number=1, source=template.source)
+    return metric
+
+
+@transaction.atomic
+def metric_save(
+    metric: Metric,
+    *,
+    source: str,
+    cases: list[dict] | None = None,
+    timeout_s: int | None = None,
+    reflection_model: str | None = None,
+    metric_model: str | None = None,
+) -> tuple[MetricVersion, bool]:
+    """Save the editor's state. A changed source becomes a new immutable version.
+
+    Returns (latest version, whether it was created now).
+    """
+    # Lock the metric row so two saves cannot take the same version number.
+    locked = Metric.objects.select_for_update().get(pk=metric.pk)
+    if cases is not None:
+        locked.cases = cases
+    if timeout_s is not None:
+        locked.timeout_s = timeout_s
+    if reflection_model is not None:
+        locked.reflection_model = reflection_model
+    if metric_model is not None:
+        locked.metric_model = metric_model
+    locked.save()
+    latest = locked.versions.order_by("-number").first()
+    if latest is not None and latest.source == source:
+        return latest, False
+    number = (locked.versions.aggregate(top=Max("number"))["top"] or 0) + 1
+    return MetricVersion.objects.create(metric=locked, number=number, source=source), True
+
+
+def metric_restore(metric: Metric, version: MetricVersion) -> MetricVersion:
+    """Restoring never rewrites history: the old text becomes the newest version."""
+    restored, _created = metric_save(metric, source=version.source)
+    return restored
+
+
+def _check_allowed(owner: AbstractBaseUser) -> None:
+    recent = Check.objects.filter(
+        owner=owner, created_at__gte=timezone.now() - timedelta(minutes=1)
+    ).count()
+    if recent >= settings.CHECK_RATE_PER_MINUTE:
+        raise CheckRefused("rate_limited", settings.CHECK_RATE_PER_MINUTE)
+    active = Check.objects.filter(
+        owner=owner, status__in=(Check.Status.QUEUED, Check.Status.RUNNING)
+    ).count()
+    if active >= settings.CHECK_MAX_ACTIVE_PER_USER:
+        raise CheckRefused("too_many_active", settings.CHECK_MAX_ACTIVE_PER_USER)
 
 
 def check_create(
@@ -23,6 +100,8 @@ def check_create(
     timeout_s: int | None = None,
     metric_version: MetricVersion | None = None,
     language: str = "en",
+    reflection_model: str = "",
+    metric_model: str = "",
 ) -> Check:
     """Create a queued check and hand it to the worker once the row is committed.
 
@@ -38,9 +117,30 @@ def check_create(
         timeout_s=timeout_s or settings.CHECK_TIMEOUT_DEFAULT,
         metric_version=metric_version,
         language=language,
+        reflection_model=reflection_model,
+        metric_model=metric_model,
     )
     transaction.on_commit(lambda: run_check_task.delay(check.pk))
     return check
+
+
+@transaction.atomic
+def check_start_for_metric(
+    metric: Metric, version: MetricVersion, *, language: str = "en"
+) -> Check:
+    """Check a saved version on the metric's own cases, within the user's limits."""
+    metric.refresh_from_db()  # the cases and time limit as last saved
+    _check_allowed(metric.owner)
+    return check_create(
+        owner=metric.owner,
+        source=version.source,
+        cases=metric.cases or None,
+        timeout_s=metric.timeout_s,
+        metric_version=version,
+        language=language,
+        reflection_model=metric.reflection_model,
+        metric_model=metric.metric_model,
+    )
 
 
 def check_claim(check_id: int) -> bool:
@@ -74,9 +174,15 @@ def check_execute(check_id: int) -> None:
             result=partial.to_dict(), heartbeat_at=timezone.now()
         )
 
+    gateway, llm_for_case = _model_gateway(check)
     try:
         result = run_check(
-            check.source, cases, timeout_s=check.timeout_s, on_progress=save_progress
+            check.source,
+            cases,
+            timeout_s=check.timeout_s,
+            on_progress=save_progress,
+            sandbox_config=sandboxing.config(),
+            llm_for_case=llm_for_case,
         )
     except BaseException as exc:
         # Whatever stopped the check (a bug, Celery's soft time limit, a shutdown), the
@@ -87,6 +193,9 @@ def check_execute(check_id: int) -> None:
         logger.exception("check %s stopped: %s", check_id, failure)
         check_finish_failed(check_id, failure)
         raise
+    finally:
+        if gateway is not None:
+            gateway.close()
     Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
         status=Check.Status.PASSED if result.passed else Check.Status.FAILED,
         result=result.to_dict(),
@@ -95,8 +204,103 @@ def check_execute(check_id: int) -> None:
     )
 
 
+def _model_gateway(check: Check):
+    """The metric model for this check's llm() calls (docs: else the reflection model).
+
+    A choice that stopped being usable (a key removed from the server) reaches the metric
+    as a model_error saying so, rather than failing the whole check.
+    """
+    from providers.catalogue import ModelChoiceError
+    from providers.gateway import gateway_for_check, refusing_handler
+
+    try:
+        gateway = gateway_for_check(
+            model_choices.catalogue(),
+            metric_model=check.metric_model or None,
+            reflection_model=check.reflection_model or None,
+            limits=model_choices.limits(),
+            timeout_s=settings.MODEL_TIMEOUT_S,
+        )
+    except ModelChoiceError as exc:
+        handler = refusing_handler(exc.code, exc.message)
+        return None, lambda index: handler
+    if gateway is None:
+        return None, None
+    return gateway, gateway.for_case
+
+
 def check_finish_failed(check_id: int, failure: str) -> None:
     """End a running check as failed, keeping whatever partial result it stored."""
     Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
         status=Check.Status.FAILED, failure=failure, finished_at=timezone.now()
     )
+
+
+class ReviewRefused(Exception):
+    """A review that cannot be asked for; `code`: no_reflection_model, not_reviewable."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+@transaction.atomic
+def review_request(check: Check, case_index: int, *, language: str = "en") -> FeedbackReview:
+    """Queue the reflection model's review of one case's feedback."""
+    from metrics_app.tasks import run_review_task
+
+    model = check.reflection_model or (
+        check.metric_version.metric.reflection_model if check.metric_version else ""
+    )
+    if not model:
+        raise ReviewRefused("no_reflection_model")
+    cases = (check.result or {}).get("cases", [])
+    if not check.is_final or case_index >= len(cases) or cases[case_index].get("feedback") is None:
+        raise ReviewRefused("not_reviewable")
+    _check_allowed(check.owner)
+    review = FeedbackReview.objects.create(
+        contract_check=check, case_index=case_index, model=model, language=language
+    )
+    transaction.on_commit(lambda: run_review_task.delay(review.pk))
+    return review
+
+
+def review_execute(review_id: int) -> None:
+    """Ask the reflection model; the row is claimed like a check, so redelivery is a no-op."""
+    from contract.cases import DEFAULT_CASES
+    from providers.catalogue import ModelChoiceError
+    from providers.clients import ProviderError
+    from providers.review import review_feedback
+
+    claimed = FeedbackReview.objects.filter(
+        pk=review_id, status=FeedbackReview.Status.QUEUED
+    ).update(status=FeedbackReview.Status.RUNNING)
+    if claimed != 1:
+        return
+    review = FeedbackReview.objects.select_related("contract_check").get(pk=review_id)
+    check = review.contract_check
+    given = (check.cases or [case.to_job() for case in DEFAULT_CASES])[review.case_index]
+    row = check.result["cases"][review.case_index]
+    outcome: dict = {"status": FeedbackReview.Status.FAILED}
+    try:
+        model = model_choices.catalogue().resolve(review.model)
+        text, usage = review_feedback(
+            model,
+            input=given.get("input"),
+            output=given.get("output"),
+            expected=given.get("expected"),
+            score=row.get("score"),
+            feedback=row.get("feedback") or "",
+            language=review.language,
+            env=model_choices.catalogue().env,
+            timeout_s=settings.MODEL_TIMEOUT_S,
+        )
+        outcome = {"status": FeedbackReview.Status.DONE, "text": text, "usage": usage}
+    except ModelChoiceError as exc:
+        outcome.update(error_code=exc.code, error_message=exc.message)
+    except ProviderError as exc:
+        outcome.update(error_code=exc.code, error_message=exc.message)
+    except Exception:
+        logger.exception("feedback review %s failed", review_id)
+        outcome.update(error_code="handler_error", error_message="")
+    FeedbackReview.objects.filter(pk=review_id).update(**outcome)

@@ -1,0 +1,54 @@
+"""A stored check, shaped for the results panel in the reader's language."""
+
+from __future__ import annotations
+
+import json
+
+from django.utils.translation import gettext as _
+
+from contract.cases import DEFAULT_CASES
+from metrics_app import check_text
+from metrics_app.models import Check
+from metrics_app.selectors import latest_reviews
+
+CELL_LIMIT = 2000
+
+
+def _json(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= CELL_LIMIT else text[:CELL_LIMIT] + "…"
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return _("%(ms)s ms") % {"ms": f"{value:.0f}" if value >= 10 else f"{value:.1f}"}
+
+
+def present(check: Check | None) -> dict | None:
+    if check is None or not check.result:
+        return None
+    rendered = check_text.render(check.result)
+    inputs = check.cases or [case.to_job() for case in DEFAULT_CASES]
+    reviews = latest_reviews(check) if check.is_final else {}
+    for case in rendered["cases"]:
+        case["review"] = reviews.get(case["index"])
+        given = inputs[case["index"]] if case["index"] < len(inputs) else {}
+        usage = case.get("usage") or {}
+        case["input_json"] = _json(given.get("input"))
+        case["output_json"] = _json(given.get("output"))
+        case["expected_json"] = _json(given.get("expected"))
+        case["score_text"] = (
+            "" if case["score"] is None else check_text.format_number(case["score"])
+        )
+        case["scores_text"] = [
+            (name, check_text.format_number(value))
+            for name, value in (case["scores"] or {}).items()
+        ]
+        case["duration_text"] = _ms(case.get("duration_ms"))
+        case["model_calls_text"] = str(usage.get("model_calls") or 0)
+        cost = usage.get("cost_usd")
+        case["cost_text"] = "—" if cost is None else f"${cost:.6f}".rstrip("0").rstrip(".")
+    rendered["advice"] = str(check_text.HINT_ADVICE)
+    rendered["feedback_examples"] = check_text.feedback_examples()
+    return rendered

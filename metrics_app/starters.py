@@ -1,0 +1,105 @@
+"""Starter metrics from the docs' examples, each with three sample cases that fit it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+from contract.cases import DEFAULT_CASES
+
+
+@dataclass(frozen=True)
+class Starter:
+    key: str
+    title: Promise
+    source: str
+    cases: tuple[dict, ...]
+
+
+LABEL_CASES = tuple(case.to_job() for case in DEFAULT_CASES)
+
+EXACT_MATCH = """def score(input, output, expected=None):
+    want = expected["label"]
+    if output == want:
+        return 1.0, {"feedback": "Correct."}
+    return 0.0, {"feedback": f"Expected {want!r}, got {output!r}."}
+"""
+
+SEVERAL_CHECKS = """import json
+
+
+def score(input, output, expected=None):
+    try:
+        data = json.loads(output)
+    except ValueError as exc:
+        return 0.0, {"feedback": f"Output is not valid JSON: {exc}", "scores": {"format": 0.0, "fields": 0.0}}
+    want = expected["fields"]
+    found = [key for key in want if key in data]
+    fields = len(found) / len(want) if want else 1.0
+    missing = [key for key in want if key not in data]
+    feedback = "All fields present." if not missing else f"Missing fields: {', '.join(missing)}."
+    return 0.5 + 0.5 * fields, {"feedback": feedback, "scores": {"format": 1.0, "fields": fields}}
+"""
+
+FIELD_CASES = (
+    {
+        "input": {"text": "Invoice 1042 from Acme, due 2026-12-01, total 310 EUR."},
+        "output": '{"number": "1042", "vendor": "Acme", "due": "2026-12-01", "total": 310}',
+        "expected": {"fields": ["number", "vendor", "due", "total"]},
+        "observation": None,
+    },
+    {
+        "input": {"text": "Invoice 88 from Globex, total 12 USD."},
+        "output": '{"number": "88", "vendor": "Globex"}',
+        "expected": {"fields": ["number", "vendor", "total"]},
+        "observation": None,
+    },
+    {
+        "input": {"text": "Receipt from Initech for 4 USD."},
+        "output": '{"vendor": "Initech", "total": 4,}',
+        "expected": {"fields": ["vendor", "total"]},
+        "observation": None,
+    },
+)
+
+MODEL_AS_JUDGE = """from skynet import llm
+
+
+def score(input, output, expected=None):
+    verdict = llm(
+        "Answer PASS or FAIL, then give one sentence of reasons.",
+        input=f"Question: {input['question']}\\nAnswer: {output}",
+    )
+    passed = str(verdict).strip().upper().startswith("PASS")
+    return (1.0 if passed else 0.0), {"feedback": str(verdict)}
+"""
+
+ACCURACY_SPEED_COST = """from skynet import reward
+
+REWARD_SPEC = {
+    "weights": {"accuracy": 0.7, "speed": 0.2, "cost": 0.1},
+    "accuracy": {},
+    "speed": {"reference": 2000},
+    "cost": {"reference": 0.01},
+}
+
+
+def score(input, output, expected=None):
+    ok = output == expected["label"]
+    return reward(REWARD_SPEC, 1.0 if ok else 0.0, "Correct." if ok else "Wrong label.")
+"""
+
+STARTERS = {
+    starter.key: starter
+    for starter in (
+        Starter("exact_match", _("Exact match"), EXACT_MATCH, LABEL_CASES),
+        Starter("several_checks", _("Several checks"), SEVERAL_CHECKS, FIELD_CASES),
+        Starter("model_as_judge", _("Model as judge"), MODEL_AS_JUDGE, LABEL_CASES),
+        Starter(
+            "accuracy_speed_cost", _("Accuracy, speed and cost"), ACCURACY_SPEED_COST, LABEL_CASES
+        ),
+    )
+}
+DEFAULT_STARTER = "exact_match"

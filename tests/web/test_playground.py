@@ -1,0 +1,276 @@
+"""The playground's views and partials, through Django's test client."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from contract.engine import run_check
+from metrics_app import services
+from metrics_app.models import Check, Metric, MetricVersion
+from metrics_app.starters import EXACT_MATCH, STARTERS
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def metric(owner):
+    return services.metric_create(owner=owner, name="ticket labels", starter="exact_match")
+
+
+def editor_data(source: str = EXACT_MATCH, *, action: str = "save", **changes) -> dict:
+    data = {"source": source, "timeout_s": "20", "action": action}
+    for index, case in enumerate(STARTERS["exact_match"].cases):
+        data[f"case{index}-input"] = json.dumps({"question": f"q{index}"})
+        data[f"case{index}-output_kind"] = "text"
+        data[f"case{index}-output"] = case["output"]
+        data[f"case{index}-expected"] = '{"label": "billing"}'
+        data[f"case{index}-observation"] = ""
+    data.update(changes)
+    return data
+
+
+def test_creating_a_metric_from_a_starter_makes_version_1_with_fitting_cases(owner_client, owner):
+    response = owner_client.post(
+        "/en/metrics/new/", {"name": "json fields", "starter": "several_checks"}
+    )
+    metric = Metric.objects.get(owner=owner)
+    assert response.status_code == 302
+    assert response["Location"] == f"/en/metrics/{metric.pk}/"
+    assert metric.latest_version.number == 1
+    assert "json.loads(output)" in metric.latest_version.source
+    assert metric.cases[0]["expected"] == {"fields": ["number", "vendor", "due", "total"]}
+
+
+def test_the_playground_shows_the_editor_cases_and_reference_table(owner_client, metric):
+    body = owner_client.get(f"/en/metrics/{metric.pk}/").content.decode()
+    assert "data-skynet-editor" in body
+    assert "want = expected[&quot;label&quot;]" in body
+    assert 'name="case2-expected"' in body
+    assert "No. The side info is not a dict." in body  # the docs' reference table
+    assert "No check yet." in body
+
+
+def test_saving_a_changed_source_makes_a_new_version_and_keeps_the_old(owner_client, metric):
+    changed = EXACT_MATCH.replace("Correct.", "Correct label.")
+    response = owner_client.post(f"/en/metrics/{metric.pk}/save/", editor_data(changed))
+    assert response.status_code == 302
+    numbers = list(metric.versions.order_by("number").values_list("number", flat=True))
+    assert numbers == [1, 2]
+    assert MetricVersion.objects.get(metric=metric, number=1).source == EXACT_MATCH
+    assert "Correct label." in metric.latest_version.source
+    metric.refresh_from_db()
+    assert metric.timeout_s == 20
+    assert metric.cases[0]["input"] == {"question": "q0"}
+
+
+def test_saving_the_same_source_makes_no_new_version(owner_client, metric):
+    response = owner_client.post(f"/en/metrics/{metric.pk}/save/", editor_data(), follow=True)
+    assert metric.versions.count() == 1
+    assert "No changes since version 1." in response.content.decode()
+
+
+def test_htmx_save_returns_the_status_partial_and_an_event(owner_client, metric):
+    changed = EXACT_MATCH + "\n# tweak\n"
+    response = owner_client.post(f"/en/metrics/{metric.pk}/save/", editor_data(changed), **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert '<span id="save-status"' in body and "Version 2" in body
+    assert "<html" not in body
+    assert "skynet:saved" in response["HX-Trigger"]
+
+
+def test_bad_json_in_a_case_shows_a_field_error_and_loses_nothing(owner_client, metric):
+    data = editor_data(EXACT_MATCH + "\n# unsaved edit\n", **{"case1-input": '{"question": '})
+    response = owner_client.post(f"/en/metrics/{metric.pk}/save/", data)
+    body = response.content.decode()
+    assert response.status_code == 400
+    assert "Not valid JSON (line 1, column 13)." in body
+    assert "# unsaved edit" in body  # the editor text comes back as typed
+    assert "{&quot;question&quot;:" in body
+    assert metric.versions.count() == 1
+
+
+def test_a_case_input_must_be_an_object(owner_client, metric):
+    response = owner_client.post(
+        f"/en/metrics/{metric.pk}/save/", editor_data(**{"case0-input": "[1, 2]"})
+    )
+    assert response.status_code == 400
+    assert "Enter a JSON object" in response.content.decode()
+
+
+def test_json_output_and_empty_expected_are_stored_as_such(owner_client, metric):
+    data = editor_data(
+        **{"case2-output_kind": "json", "case2-output": '{"a": 1}', "case2-expected": ""}
+    )
+    owner_client.post(f"/en/metrics/{metric.pk}/save/", data)
+    metric.refresh_from_db()
+    assert metric.cases[2]["output"] == {"a": 1}
+    assert metric.cases[2]["expected"] is None
+
+
+def test_running_saves_then_queues_a_check_on_commit(
+    owner_client, metric, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = owner_client.post(
+            f"/en/metrics/{metric.pk}/save/", editor_data(action="run"), **HTMX
+        )
+    check = Check.objects.get()
+    assert len(callbacks) == 1  # the task is enqueued only once the row is committed
+    assert check.status == Check.Status.QUEUED
+    assert check.metric_version == metric.latest_version
+    assert check.cases[0]["input"] == {"question": "q0"}
+    body = response.content.decode()
+    assert "Contract check queued" in body
+    assert f'hx-get="/en/checks/{check.pk}/?partial=panel"' in body
+    assert 'hx-trigger="every 1s"' in body
+
+
+def test_running_without_javascript_redirects_to_the_result(owner_client, metric):
+    response = owner_client.post(f"/en/metrics/{metric.pk}/save/", editor_data(action="run"))
+    check = Check.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == f"/en/metrics/{metric.pk}/?check={check.pk}#check"
+
+
+def _finish(check: Check, source: str = EXACT_MATCH) -> Check:
+    result = run_check(source, timeout_s=10)
+    check.status = Check.Status.PASSED if result.passed else Check.Status.FAILED
+    check.result = result.to_dict()
+    check.save()
+    return check
+
+
+def test_the_live_partial_polls_until_the_check_is_final(owner_client, owner, metric):
+    check = services.check_create(
+        owner=owner, source=EXACT_MATCH, metric_version=metric.latest_version
+    )
+    url = f"/en/checks/{check.pk}/?partial=panel"
+    running = owner_client.get(url, **HTMX)
+    assert running.status_code == 200
+    assert 'hx-trigger="every 1s"' in running.content.decode()
+    _finish(check)
+    final = owner_client.get(url, **HTMX)
+    assert final.status_code == 286  # htmx stops polling
+    body = final.content.decode()
+    assert "Contract check passed" in body
+    assert "hx-trigger" not in body
+
+
+def test_a_result_shows_stages_cases_reasons_and_hints(owner_client, owner, metric):
+    source = "def score(input, output):\n    return 0.8, 'Close.'\n"
+    check = _finish(services.check_create(owner=owner, source=source), source)
+    body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
+    assert "Contract check failed" in body
+    assert "stage-culprit" in body and "Metric return value" in body
+    assert body.count("No. The side info is not a dict.") >= 3
+    assert "&#x27;Close.&#x27;" in body or "'Close.'" in body
+
+
+def test_a_traceback_links_to_the_users_line(owner_client, owner):
+    source = "def score(input, output, expected=None):\n    return 1 / 0\n"
+    check = _finish(services.check_create(owner=owner, source=source), source)
+    body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
+    assert 'class="trace-line" href="#L2" data-line="2"' in body
+    assert "ZeroDivisionError" in body
+
+
+def test_results_render_in_the_viewers_language(client, owner, metric):
+    source = "def score(input, output):\n    return 0.8, 'Close.'\n"
+    check = _finish(services.check_create(owner=owner, source=source), source)
+    client.force_login(owner)
+    body = client.get(f"/es/checks/{check.pk}/").content.decode()
+    assert "No. La información adicional no es un dict." in body
+
+
+def test_versions_list_view_diff_and_restore(owner_client, metric):
+    owner_client.post(
+        f"/en/metrics/{metric.pk}/save/", editor_data(EXACT_MATCH.replace("Correct.", "Right."))
+    )
+    listing = owner_client.get(f"/en/metrics/{metric.pk}/versions/").content.decode()
+    assert "v1" in listing and "v2" in listing
+    one = owner_client.get(f"/en/metrics/{metric.pk}/versions/1/").content.decode()
+    assert "Correct." in one
+    diff = owner_client.get(f"/en/metrics/{metric.pk}/diff/?a=1&b=2").content.decode()
+    assert 'class="del">-        return 1.0, {&quot;feedback&quot;: &quot;Correct.&quot;}' in diff
+    assert 'class="add">+        return 1.0, {&quot;feedback&quot;: &quot;Right.&quot;}' in diff
+    response = owner_client.post(f"/en/metrics/{metric.pk}/versions/1/restore/", follow=True)
+    assert "Version 1 restored as version 3." in response.content.decode()
+    assert metric.latest_version.number == 3
+    assert metric.latest_version.source == EXACT_MATCH
+
+
+def test_diagnostics_report_problems_without_running_anything(owner_client, metric, tmp_path):
+    marker = tmp_path / "ran"
+    source = f"open({str(marker)!r}, 'w').write('x')\ndef score(a):\n    return 1\n"
+    response = owner_client.post(f"/en/metrics/{metric.pk}/diagnostics/", {"source": source})
+    (diagnostic,) = response.json()["diagnostics"]
+    assert diagnostic["line"] == 2
+    assert diagnostic["code"] == "bad_signature"
+    assert "score must accept (input, output)" in diagnostic["message"]
+    assert not marker.exists()
+
+
+def test_diagnostics_for_a_syntax_error_and_a_bad_reward_spec(owner_client, metric):
+    url = f"/en/metrics/{metric.pk}/diagnostics/"
+    syntax = owner_client.post(url, {"source": "def score(:\n"}).json()["diagnostics"]
+    assert syntax[0]["code"] == "syntax_error" and syntax[0]["line"] == 1
+    spec = "REWARD_SPEC = {'weights': {'accuracy': -1}}\ndef score(i, o):\n    pass\n"
+    codes = [d["code"] for d in owner_client.post(url, {"source": spec}).json()["diagnostics"]]
+    assert "weight_negative" in codes and "reference_missing" in codes
+
+
+def test_rate_limit_refuses_with_a_clear_message(owner_client, metric, settings):
+    settings.CHECK_RATE_PER_MINUTE = 2
+    settings.CHECK_MAX_ACTIVE_PER_USER = 100
+    url = f"/en/metrics/{metric.pk}/save/"
+    for _ in range(2):
+        owner_client.post(url, editor_data(action="run"))
+    response = owner_client.post(url, editor_data(action="run"), follow=True)
+    assert Check.objects.count() == 2
+    assert "You have started 2 checks in the last minute." in response.content.decode()
+
+
+def test_concurrent_checks_are_capped(owner_client, metric, settings):
+    settings.CHECK_MAX_ACTIVE_PER_USER = 1
+    url = f"/en/metrics/{metric.pk}/save/"
+    owner_client.post(url, editor_data(action="run"))
+    response = owner_client.post(url, editor_data(action="run"), **HTMX)
+    assert response.status_code == 429
+    assert "You already have 1 checks queued or running." in response.content.decode()
+    assert Check.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("get", "/en/metrics/{m}/"),
+        ("post", "/en/metrics/{m}/save/"),
+        ("post", "/en/metrics/{m}/diagnostics/"),
+        ("get", "/en/metrics/{m}/versions/"),
+        ("get", "/en/metrics/{m}/versions/1/"),
+        ("post", "/en/metrics/{m}/versions/1/restore/"),
+        ("get", "/en/metrics/{m}/diff/?a=1&b=1"),
+        ("get", "/en/checks/{c}/"),
+        ("get", "/en/checks/{c}/?partial=panel"),
+    ],
+)
+def test_another_users_metric_and_checks_are_404(client, outsider, owner, metric, method, path):
+    check = services.check_create(
+        owner=owner, source=EXACT_MATCH, metric_version=metric.latest_version
+    )
+    client.force_login(outsider)
+    url = path.format(m=metric.pk, c=check.pk)
+    response = getattr(client, method)(url, editor_data(), **HTMX)
+    assert response.status_code == 404
+    assert metric.versions.count() == 1
+
+
+def test_anonymous_users_are_sent_to_log_in(client, metric):
+    response = client.get(f"/en/metrics/{metric.pk}/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/en/accounts/login/")
