@@ -22,6 +22,22 @@ class MetricCreateForm(forms.Form):
         choices=[(key, starter.title) for key, starter in STARTERS.items()],
         initial=DEFAULT_STARTER,
     )
+    # "Open in playground" on a docs page: which example (page:number) in which language.
+    example = forms.CharField(required=False, widget=forms.HiddenInput)
+    example_language = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("example"):
+            from docs_site import pages
+
+            try:
+                data["example_source"] = pages.example(
+                    data.get("example_language") or "en", data["example"]
+                )
+            except pages.PageNotFound:
+                raise forms.ValidationError(_("That docs example does not exist.")) from None
+        return data
 
 
 class ModelSelect(forms.Select):

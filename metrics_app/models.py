@@ -127,3 +127,15 @@ class FeedbackReview(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+class Profile(models.Model):
+    """Per-user settings; today, the interface language the user chose last."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    language = models.CharField(_("language"), max_length=8, blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"profile of {self.user}"

@@ -29,15 +29,21 @@ class CheckRefused(Exception):
 
 
 @transaction.atomic
-def metric_create(*, owner: AbstractBaseUser, name: str, starter: str) -> Metric:
+def metric_create(
+    *, owner: AbstractBaseUser, name: str, starter: str, source: str | None = None
+) -> Metric:
+    """A new metric from a starter, or from `source` (a docs example) with fitting cases."""
     template = STARTERS[starter]
+    if source is not None:
+        # A docs example that is one of the starters gets that starter's cases.
+        template = next((s for s in STARTERS.values() if s.source == source), template)
     metric = Metric.objects.create(
         owner=owner,
         name=name,
         cases=[dict(case) for case in template.cases],
         timeout_s=settings.CHECK_TIMEOUT_DEFAULT,
     )
-    MetricVersion.objects.create(metric=metric, number=1, source=template.source)
+    MetricVersion.objects.create(metric=metric, number=1, source=source or template.source)
     return metric
 
 

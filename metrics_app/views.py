@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -31,13 +32,26 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def metric_create(request: HttpRequest) -> HttpResponse:
-    form = MetricCreateForm(request.POST or None)
+    initial = {}
+    if request.GET.get("example"):
+        initial = {
+            "name": _("Example from the docs"),
+            "example": request.GET["example"],
+            "example_language": get_language(),
+        }
+    form = MetricCreateForm(request.POST or None, initial=initial)
+    if initial or request.POST.get("example"):
+        # The example brings its own code; its cases follow from it.
+        form.fields["starter"].widget = forms.HiddenInput()
     if request.method == "POST" and form.is_valid():
         metric = services.metric_create(
-            owner=request.user, name=form.cleaned_data["name"], starter=form.cleaned_data["starter"]
+            owner=request.user,
+            name=form.cleaned_data["name"],
+            starter=form.cleaned_data["starter"],
+            source=form.cleaned_data.get("example_source"),
         )
         return redirect("metric_detail", pk=metric.pk)
-    return render(request, "metrics_app/metric_new.html", {"form": form})
+    return render(request, "metrics_app/metric_new.html", {"form": form, "example": initial})
 
 
 def _playground_context(metric, editor, cases, check=None) -> dict:

@@ -74,18 +74,22 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "metrics_app",
+    "docs_site",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    # After sessions (it may read the session) and before CommonMiddleware (which
-    # redirects unknown paths and must see the language prefix already resolved).
+    # Before the language is chosen: a signed-in user's saved language is one of the
+    # inputs, so request.user must exist (it is lazy and only needs the session).
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "metrics_app.language.PreferredLanguageMiddleware",
+    # After sessions and the saved preference, and before CommonMiddleware, which
+    # redirects unknown paths and must see the language prefix already resolved.
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

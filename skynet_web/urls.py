@@ -4,12 +4,14 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 
-from metrics_app import health
+from metrics_app import health, language
 
 urlpatterns = [
     # Machine-facing: no language prefix, no session.
     path("healthz", health.healthz, name="healthz"),
-    path("i18n/", include("django.conf.urls.i18n")),
+    path("language/", language.switch_language, name="switch_language"),
+    # Docs pages carry their language in their own path: /docs/<lang>/<section>/<page>.
+    path("docs/", include("docs_site.urls")),
 ]
 
 urlpatterns += i18n_patterns(

@@ -1,0 +1,70 @@
+"""Choosing the interface language: the URL first, then the user's saved choice, then
+the browser's Accept-Language (Django's LocaleMiddleware does the first and the last)."""
+
+from __future__ import annotations
+
+import re
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse, translate_url
+from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from metrics_app.models import Profile
+
+CODES = [code for code, _name in settings.LANGUAGES]
+_ALTERNATIVES = "|".join(CODES)
+PREFIXED = re.compile(rf"^/(?:{_ALTERNATIVES})(?:/|$)")
+DOCS = re.compile(rf"^/docs/(?:{_ALTERNATIVES})/")
+
+
+class PreferredLanguageMiddleware:
+    """A signed-in user's saved language decides where an unprefixed URL ("/") goes.
+
+    It must run after AuthenticationMiddleware (it reads request.user) and before
+    LocaleMiddleware, which reads the language cookie this sets for the request only.
+    """
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and not PREFIXED.match(request.path_info):
+            saved = Profile.objects.filter(user=user).values_list("language", flat=True).first()
+            if saved in CODES:
+                request.COOKIES[settings.LANGUAGE_COOKIE_NAME] = saved
+        return self.get_response(request)
+
+
+def same_page_in(path: str, language: str) -> str:
+    """`path` in another language: /es/metrics/3/ -> /hi/metrics/3/, docs included."""
+    if DOCS.match(path):
+        return DOCS.sub(f"/docs/{language}/", path, count=1)
+    return translate_url(path, language)
+
+
+@require_POST
+def switch_language(request: HttpRequest) -> HttpResponse:
+    language = request.POST.get("language", "")
+    if language not in CODES:
+        language = translation.get_language()
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        with translation.override(language):
+            target = reverse("home")
+    if request.user.is_authenticated:
+        Profile.objects.update_or_create(user=request.user, defaults={"language": language})
+    response = HttpResponseRedirect(same_page_in(target, language))
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=365 * 24 * 3600,
+        samesite="Lax",
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
+    return response

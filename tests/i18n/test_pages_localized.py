@@ -1,0 +1,142 @@
+"""Every page, rendered in Spanish and Hindi, shows no English interface string.
+
+The English strings are the catalogue's msgids; a page's words are its text and its
+labelling attributes, leaving out code, editors and user data cells.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import polib
+import pytest
+
+from contract.engine import run_check
+from docs_site import pages
+from metrics_app import services
+from metrics_app.models import Check
+from metrics_app.starters import EXACT_MATCH
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.django_db
+
+SKIPPED_TAGS = {"script", "style", "pre", "code", "textarea", "option"}
+LABEL_ATTRIBUTES = ("aria-label", "title", "placeholder", "alt")
+PLACEHOLDER = re.compile(r"%\(\w+\)[sdfr]|\{\{.*?\}\}|%%")
+
+
+class VisibleText(HTMLParser):
+    """Text a reader sees, leaving out code and anything marked as another language
+    (the switcher names each language in that language, which is right)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.skipping: list[str] = []
+        self.page_language: str | None = None
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "html":
+            self.page_language = attributes.get("lang")
+        elif tag in SKIPPED_TAGS or attributes.get("lang", self.page_language) != (
+            self.page_language
+        ):
+            self.skipping.append(tag)
+            return
+        if not self.skipping:
+            self.parts += [attributes[name] for name in LABEL_ATTRIBUTES if attributes.get(name)]
+
+    def handle_endtag(self, tag):
+        if self.skipping and self.skipping[-1] == tag:
+            self.skipping.pop()
+
+    def handle_data(self, data):
+        if not self.skipping:
+            self.parts.append(data)
+
+
+def visible_text(html: str) -> str:
+    parser = VisibleText()
+    parser.feed(html)
+    return " ".join(" ".join(parser.parts).split())
+
+
+def english_fragments(language: str) -> list[tuple[str, re.Pattern]]:
+    """(msgid, pattern) for each English string that a translated page must not show."""
+    po = polib.pofile(str(ROOT / "locale" / language / "LC_MESSAGES" / "django.po"))
+    found = []
+    for entry in po.translated_entries():
+        if entry.msgstr == entry.msgid:  # identifiers such as REWARD_SPEC or JSON
+            continue
+        for fragment in PLACEHOLDER.split(entry.msgid):
+            fragment = " ".join(fragment.split())
+            # Single short words (a column name like "Cost") are checked only as whole
+            # words; anything shorter than 4 letters says too little to check.
+            if sum(ch.isalpha() for ch in fragment) < 4:
+                continue
+            pattern = re.compile(r"(?<![\w])" + re.escape(fragment) + r"(?![\w])")
+            found.append((entry.msgid, pattern))
+    return found
+
+
+@pytest.fixture
+def world(owner, outsider):
+    metric = services.metric_create(owner=owner, name="ticket labels", starter="exact_match")
+    services.metric_save(metric, source=EXACT_MATCH.replace("Correct.", "Right label."))
+    source = "def score(input, output):\n    return 5, {'feedback': 'x'}\n"
+    check = Check.objects.create(
+        owner=owner, source=source, metric_version=metric.latest_version, status="passed"
+    )
+    check.result = run_check(source, timeout_s=10).to_dict()
+    check.save()
+    failing = "def score(input, output):\n    return 0.8, 'Close.'\n"
+    bad = Check.objects.create(owner=owner, source=failing, status="failed")
+    bad.result = run_check(failing, timeout_s=10).to_dict()
+    bad.save()
+    return {"metric": metric, "check": check, "bad": bad}
+
+
+def urls(language: str, world: dict) -> list[str]:
+    m, c, b = world["metric"].pk, world["check"].pk, world["bad"].pk
+    found = [
+        f"/{language}/",
+        f"/{language}/metrics/new/",
+        f"/{language}/metrics/{m}/",
+        f"/{language}/metrics/{m}/?check={b}",
+        f"/{language}/checks/{c}/",
+        f"/{language}/checks/{b}/",
+        f"/{language}/metrics/{m}/versions/",
+        f"/{language}/metrics/{m}/versions/1/",
+        f"/{language}/metrics/{m}/diff/?a=1&b=2",
+        f"/{language}/metrics/new/?example=concepts/scorers:0",
+    ]
+    found += [f"/docs/{language}/{slug}" for slug in pages.SLUGS]
+    return found
+
+
+ANONYMOUS = ("/{l}/", "/{l}/accounts/login/", "/{l}/accounts/signup/")
+
+
+@pytest.mark.parametrize("language", ["es", "hi"])
+def test_no_english_interface_string_on_any_page(client, owner, world, language):
+    fragments = english_fragments(language)
+    leaks = []
+    for url in [u.format(l=language) for u in ANONYMOUS]:
+        text = visible_text(client.get(url).content.decode())
+        leaks += [(url, msgid) for msgid, pattern in fragments if pattern.search(text)]
+    client.force_login(owner)
+    for url in urls(language, world):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        text = visible_text(response.content.decode())
+        leaks += [(url, msgid) for msgid, pattern in fragments if pattern.search(text)]
+    assert leaks == []
+
+
+def test_the_detector_finds_english_on_an_english_page(client):
+    """Guards the test above: the same check on an English page must find English."""
+    text = visible_text(client.get("/en/accounts/login/").content.decode())
+    leaks = {msgid for msgid, pattern in english_fragments("es") if pattern.search(text)}
+    assert {"Log in", "No account yet?"} <= leaks
