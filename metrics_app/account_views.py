@@ -14,7 +14,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome! Your account is ready."))
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})

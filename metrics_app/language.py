@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse, translate_url
 from django.utils import translation
@@ -31,12 +32,23 @@ class PreferredLanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated and not PREFIXED.match(request.path_info):
-            saved = Profile.objects.filter(user=user).values_list("language", flat=True).first()
+        if not PREFIXED.match(request.path_info):
+            saved = self._saved_language(request)
             if saved in CODES:
                 request.COOKIES[settings.LANGUAGE_COOKIE_NAME] = saved
         return self.get_response(request)
+
+    @staticmethod
+    def _saved_language(request: HttpRequest) -> str | None:
+        try:
+            user = getattr(request, "user", None)
+            if user is None or not user.is_authenticated:
+                return None
+            return Profile.objects.filter(user=user).values_list("language", flat=True).first()
+        except DatabaseError:
+            # With the database down the language still comes from the URL or the browser,
+            # so the error page the view ends in is in the reader's language.
+            return None
 
 
 def same_page_in(path: str, language: str) -> str:

@@ -79,6 +79,8 @@ class Check(models.Model):
     failure = models.CharField(max_length=40, blank=True, default="")
     result = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When the task message was last sent; re-sent if the check stays queued too long.
+    enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
@@ -86,7 +88,10 @@ class Check(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"]),
+            models.Index(fields=["status", "enqueued_at"]),
+        ]
 
     def __str__(self) -> str:
         return f"check {self.pk} ({self.status})"

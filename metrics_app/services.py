@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 import socket
+import threading
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -125,8 +126,11 @@ def check_create(
         language=language,
         reflection_model=reflection_model,
         metric_model=metric_model,
+        enqueued_at=timezone.now(),
     )
-    transaction.on_commit(lambda: run_check_task.delay(check.pk))
+    # robust: with the broker down the request still succeeds; the row stays queued
+    # and checks_requeue_lost() sends it once the broker is back.
+    transaction.on_commit(lambda: run_check_task.delay(check.pk), robust=True)
     return check
 
 
@@ -181,6 +185,8 @@ def check_execute(check_id: int) -> None:
         )
 
     gateway, llm_for_case = _model_gateway(check)
+    heartbeat = Heartbeat(check_id)
+    heartbeat.start()
     try:
         result = run_check(
             check.source,
@@ -200,6 +206,7 @@ def check_execute(check_id: int) -> None:
         check_finish_failed(check_id, failure)
         raise
     finally:
+        heartbeat.stop()
         if gateway is not None:
             gateway.close()
     Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
@@ -235,6 +242,72 @@ def _model_gateway(check: Check):
     return gateway, gateway.for_case
 
 
+class Heartbeat(threading.Thread):
+    """Marks a running check alive every few seconds, however long one case takes.
+
+    The row's heartbeat is how everyone else tells a busy worker from a dead one.
+    """
+
+    def __init__(self, check_id: int) -> None:
+        super().__init__(name=f"heartbeat-{check_id}", daemon=True)
+        self.check_id = check_id
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        try:
+            while not self.done.wait(settings.CHECK_HEARTBEAT_S):
+                Check.objects.filter(pk=self.check_id, status=Check.Status.RUNNING).update(
+                    heartbeat_at=timezone.now()
+                )
+        except Exception:  # a missed beat is survivable; a crashed check is not
+            logger.exception("heartbeat of check %s failed", self.check_id)
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join(timeout=5)
+
+
+def checks_reap_stale(*, pk: int | None = None) -> int:
+    """End running checks whose worker stopped beating as failed, "worker_lost"."""
+    now = timezone.now()
+    stale = Check.objects.filter(
+        status=Check.Status.RUNNING,
+        heartbeat_at__lt=now - timedelta(seconds=settings.CHECK_STALE_AFTER_S),
+    )
+    if pk is not None:
+        stale = stale.filter(pk=pk)
+    reaped = stale.update(status=Check.Status.FAILED, failure="worker_lost", finished_at=now)
+    if reaped:
+        logger.warning("%s running check(s) lost their worker", reaped)
+    return reaped
+
+
+def checks_requeue_lost() -> int:
+    """Send again the checks that stayed queued too long (their message was lost).
+
+    Each is re-sent at most once per interval: the conditional update decides which
+    sweeper sends it, and the worker's claim makes any duplicate a no-op.
+    """
+    from metrics_app.tasks import run_check_task
+
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=settings.CHECK_REQUEUE_AFTER_S)
+    sent = 0
+    waiting = Check.objects.filter(status=Check.Status.QUEUED, enqueued_at__lt=cutoff)
+    for check_id in waiting.values_list("pk", flat=True)[:500]:
+        mine = Check.objects.filter(
+            pk=check_id, status=Check.Status.QUEUED, enqueued_at__lt=cutoff
+        ).update(enqueued_at=now)
+        if mine:
+            run_check_task.delay(check_id)
+            sent += 1
+    if sent:
+        logger.warning("re-sent %s queued check(s) to the broker", sent)
+    return sent
+
+
 def check_finish_failed(check_id: int, failure: str) -> None:
     """End a running check as failed, keeping whatever partial result it stored."""
     Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
@@ -267,7 +340,7 @@ def review_request(check: Check, case_index: int, *, language: str = "en") -> Fe
     review = FeedbackReview.objects.create(
         contract_check=check, case_index=case_index, model=model, language=language
     )
-    transaction.on_commit(lambda: run_review_task.delay(review.pk))
+    transaction.on_commit(lambda: run_review_task.delay(review.pk), robust=True)
     return review
 
 

@@ -160,6 +160,10 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
 def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """One check's result: its own page, and the partial that live updates poll."""
     check = selectors.get_check_for_user(request.user, pk)
+    # The page itself ends a check whose worker died, so a lone dead worker cannot
+    # leave it "running" forever.
+    if check.status == check.Status.RUNNING and services.checks_reap_stale(pk=check.pk):
+        check.refresh_from_db()
     metric = check.metric_version.metric if check.metric_version else None
     context = {
         "check": check,

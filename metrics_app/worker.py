@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from celery.signals import worker_init, worker_process_init
+import logging
+import threading
+
+from celery.signals import worker_init, worker_process_init, worker_ready
 from celery.worker.control import inspect_command
+from django.conf import settings
+from django.db import connection
 
 from contract import sandbox
-from metrics_app import sandboxing
+from metrics_app import sandboxing, services
+
+logger = logging.getLogger(__name__)
 
 
 @worker_init.connect
@@ -29,3 +36,26 @@ def _prepare_pool_process(**kwargs) -> None:
 def sandbox_status(state) -> dict:
     """What the self-test at start found; answering at all proves the worker is alive."""
     return sandboxing.self_test_result() or {"layers": [], "probes": {}, "mode": None}
+
+
+def sweep_once() -> None:
+    services.checks_reap_stale()
+    services.checks_requeue_lost()
+
+
+def _sweep_forever() -> None:
+    while True:
+        try:
+            sweep_once()
+        except Exception:  # the database or broker may be down for a while; try again
+            logger.exception("check sweep failed")
+        finally:
+            connection.close()
+        threading.Event().wait(settings.SWEEP_EVERY_S)
+
+
+@worker_ready.connect
+def _start_sweeper(**kwargs) -> None:
+    """Every worker sweeps: any one that survives ends checks lost with another worker
+    and re-sends checks whose message a Redis restart lost."""
+    threading.Thread(target=_sweep_forever, name="check-sweeper", daemon=True).start()

@@ -72,6 +72,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "csp",
+    "axes",
     "template_partials",
     "metrics_app",
     "docs_site",
@@ -79,6 +81,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Before the language is chosen: a signed-in user's saved language is one of the
@@ -93,7 +96,22 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
+
+AUTHENTICATION_BACKENDS = [
+    # First, so a locked-out username and address is refused before any password check.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Log-in rate limiting: 5 failures for one username from one address lock it for 15 min.
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = 0.25  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
 
 ROOT_URLCONF = "skynet_web.urls"
 WSGI_APPLICATION = "skynet_web.wsgi.application"
@@ -164,6 +182,27 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from <body hx-headers>, not the cookie
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+# Scripts only from this site. CodeMirror writes its styles at run time, hence
+# 'unsafe-inline' for styles only.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+# Request bodies: a metric is at most 256 KB; forms never need more than this.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 200
 
 # Celery: the database row of a job is the truth; Redis is only the queue.
 CELERY_BROKER_URL = REDIS_URL
@@ -199,6 +238,14 @@ LOGGING = {
 # Per-user limits on contract checks, counted from the database so they hold across
 # every web process.
 try:
+    # Liveness of running checks: a worker writes a heartbeat while it runs one; a
+    # running check whose heartbeat is older than STALE_AFTER was lost with its worker.
+    CHECK_HEARTBEAT_S = env_int("SKYNET_HEARTBEAT_S", 5, minimum=1, maximum=300)
+    CHECK_STALE_AFTER_S = env_int("SKYNET_STALE_AFTER_S", 30, minimum=2)
+    # A queued check nobody claimed for this long is sent to the broker again (a message
+    # lost with a Redis restart); claiming is conditional, so a duplicate is a no-op.
+    CHECK_REQUEUE_AFTER_S = env_int("SKYNET_REQUEUE_AFTER_S", 60, minimum=1)
+    SWEEP_EVERY_S = env_int("SKYNET_SWEEP_EVERY_S", 10, minimum=1)
     CHECK_RATE_PER_MINUTE = env_int("SKYNET_CHECK_RATE_PER_MINUTE", 30, minimum=1)
     CHECK_MAX_ACTIVE_PER_USER = env_int("SKYNET_CHECK_MAX_ACTIVE", 3, minimum=1)
 except ConfigError as exc:

@@ -78,4 +78,7 @@ def test_demo_account_is_created_once_and_its_password_works(tmp_path, client):
     again, same_password = ensure_demo_account(login_file)
     assert get_user_model().objects.filter(username=DEMO_USERNAME).count() == 1
     assert same_password == password
-    assert client.login(username=username, password=password)
+    response = client.post(
+        "/en/accounts/login/", {"username": username, "password": password}, follow=True
+    )
+    assert "Signed in as demo" in response.content.decode()

@@ -1,0 +1,150 @@
+"""Faults with real processes: a worker killed with SIGKILL mid-check, and a Redis restart
+that loses the queued messages. Nothing stays running or queued forever."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from metrics_app.models import Check
+from metrics_app.services import check_create
+from skynet_web import embedded_redis
+from tests.conftest import ROOT, _database_url, wait_for
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
+
+QUICK = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Correct label.'}\n"
+SLOW = (
+    "import time\n\n\ndef score(input, output, expected=None):\n"
+    "    time.sleep(120)\n    return 1.0, {'feedback': 'late'}\n"
+)
+# Fast clocks for the sweeps, so the test takes seconds, not minutes.
+FAST = {
+    "SKYNET_HEARTBEAT_S": "1",
+    "SKYNET_STALE_AFTER_S": "4",
+    "SKYNET_REQUEUE_AFTER_S": "2",
+    "SKYNET_SWEEP_EVERY_S": "1",
+}
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    socket_path = Path("/tmp") / f"skynet-fault-{os.getpid()}.sock"
+    state = {"process": embedded_redis.start(socket_path), "socket": socket_path}
+
+    def restart() -> None:
+        embedded_redis.stop(state["process"], socket_path)
+        state["process"] = embedded_redis.start(socket_path)
+
+    state["restart"] = restart
+    state["url"] = f"redis+socket://{socket_path}"
+    yield state
+    embedded_redis.stop(state["process"], socket_path)
+
+
+def _ping(app) -> list:
+    # A fresh connection each time: the pooled one may point at a Redis that restarted.
+    with app.connection_for_write() as conn:
+        return app.control.ping(timeout=0.5, connection=conn)
+
+
+@pytest.fixture
+def workers(private_redis, tmp_path, broker, monkeypatch):
+    """start(name) -> a Celery worker process on the private Redis, in its own group."""
+    from django.db import connection
+
+    monkeypatch.setattr(broker.conf, "broker_url", private_redis["url"])
+    # Publish through new pools on the private Redis, not ones an earlier test opened.
+    monkeypatch.setattr(broker, "_pool", None)
+    monkeypatch.setattr(broker.amqp, "_producer_pool", None)
+    started: list[subprocess.Popen] = []
+    env = {
+        **os.environ,
+        **FAST,
+        "REDIS_URL": private_redis["url"],
+        "DATABASE_URL": _database_url(connection.settings_dict),
+    }
+
+    def start(name: str) -> subprocess.Popen:
+        log = open(tmp_path / f"{name}.log", "wb")
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "skynet_web",
+                "worker",
+                "--concurrency",
+                "1",
+                "--without-gossip",
+                "--without-mingle",
+                "-n",
+                f"{name}-{os.getpid()}@%h",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        started.append(process)
+        wait_for(lambda: f"{name}-{os.getpid()}@" in str(_ping(broker)), 60)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def test_a_worker_killed_mid_check_leaves_a_failed_check_and_a_rerun_works(owner, workers):
+    doomed = workers("doomed")
+    check = check_create(owner=owner, source=SLOW, timeout_s=120)
+    wait_for(lambda: Check.objects.get(pk=check.pk).status == Check.Status.RUNNING, 60)
+    workers("survivor")
+    os.killpg(doomed.pid, signal.SIGKILL)  # the worker and its pool process, at once
+    killed_at = time.monotonic()
+    wait_for(lambda: Check.objects.get(pk=check.pk).is_final, 60)
+    check.refresh_from_db()
+    assert check.status == Check.Status.FAILED
+    assert check.failure == "worker_lost"
+    # Bounded: stale after 4 s, swept every second, plus scheduling slack.
+    assert time.monotonic() - killed_at < 30
+    rerun = check_create(owner=owner, source=QUICK, timeout_s=20)
+    wait_for(lambda: Check.objects.get(pk=rerun.pk).is_final, 60)
+    assert Check.objects.get(pk=rerun.pk).status == Check.Status.PASSED
+
+
+def test_checks_queued_through_a_redis_restart_are_not_lost(owner, workers, private_redis, broker):
+    checks = [check_create(owner=owner, source=QUICK, timeout_s=20) for _ in range(3)]
+    # No worker yet: the messages sit in Redis, and the restart (no persistence) drops them.
+    private_redis["restart"]()
+    workers("after-restart")
+    for check in checks:
+        wait_for(lambda pk=check.pk: Check.objects.get(pk=pk).is_final, 90)
+    finished = Check.objects.filter(pk__in=[c.pk for c in checks])
+    assert {c.status for c in finished} == {Check.Status.PASSED}
+    assert all(c.started_at and c.finished_at for c in finished)
+
+
+def test_the_playground_itself_ends_a_check_whose_worker_is_gone(owner, owner_client, settings):
+    settings.CHECK_STALE_AFTER_S = 2
+    check = Check.objects.create(owner=owner, source=QUICK, status=Check.Status.RUNNING)
+    Check.objects.filter(pk=check.pk).update(heartbeat_at=check.created_at - timedelta(seconds=10))
+    body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
+    check.refresh_from_db()
+    assert check.status == Check.Status.FAILED and check.failure == "worker_lost"
+    assert "The worker running this check was lost. Run the check again." in body

@@ -1,0 +1,170 @@
+"""The security pass: headers, log-in rate limiting, body limits, an outage page, and a
+walk over every URL pattern checking who may see what."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from contract.engine import run_check
+from metrics_app import services
+from metrics_app.models import Check, FeedbackReview
+from tests.conftest import ROOT
+from tests.web.test_playground import editor_data
+
+pytestmark = pytest.mark.django_db
+
+PUBLIC = {
+    "home",
+    "login",
+    "signup",
+    "logout",
+    "healthz",
+    "switch_language",
+    "docs_index",
+    "docs_page",
+}
+
+
+def test_pages_carry_a_content_security_policy_and_the_usual_headers(client):
+    response = client.get("/en/accounts/login/")
+    policy = response["Content-Security-Policy"]
+    assert "script-src 'self'" in policy
+    assert "object-src 'none'" in policy and "frame-ancestors 'none'" in policy
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["X-Frame-Options"] == "DENY"
+    assert response["Referrer-Policy"] == "same-origin"
+    assert response["Cross-Origin-Opener-Policy"] == "same-origin"
+
+
+def test_pages_use_no_inline_script(client, owner_client, owner):
+    metric = services.metric_create(owner=owner, name="m", starter="exact_match")
+    for body in (
+        client.get("/en/accounts/login/").content.decode(),
+        owner_client.get(f"/en/metrics/{metric.pk}/").content.decode(),
+        client.get("/docs/en/concepts/scorers").content.decode(),
+    ):
+        for tag in body.split("<script")[1:]:
+            assert tag.split(">", 1)[0].strip().startswith("src="), tag[:80]
+
+
+def test_log_in_is_rate_limited_and_says_so(client, owner):
+    for _ in range(5):
+        client.post("/es/accounts/login/", {"username": "alice", "password": "wrong"})
+    response = client.post(
+        "/es/accounts/login/", {"username": "alice", "password": "alice-pass-123"}
+    )
+    assert response.status_code == 429
+    assert "Demasiados inicios de sesión fallidos" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_an_oversized_request_body_is_refused_cleanly(owner_client, owner):
+    metric = services.metric_create(owner=owner, name="m", starter="exact_match")
+    huge = editor_data("x = 1\n" * 200_000)
+    response = owner_client.post(f"/en/metrics/{metric.pk}/save/", huge)
+    assert response.status_code == 400
+    assert "Bad request" in response.content.decode()
+    assert metric.versions.count() == 1
+
+
+def test_with_the_database_down_healthz_says_so_and_pages_show_an_error_page():
+    script = (
+        "import django, json; django.setup()\n"
+        "from django.test import Client\n"
+        "c = Client(raise_request_exception=False)\n"
+        "h = c.get('/healthz')\n"
+        "c.cookies['sessionid'] = 'x' * 32\n"
+        "p = c.get('/es/metrics/1/')\n"
+        "print(json.dumps({'h': h.status_code, 'failing': h.json()['failing'],"
+        " 'p': p.status_code, 'body': p.content.decode()}))\n"
+    )
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "DJANGO_"))},
+        "DATABASE_URL": "postgres://nobody@127.0.0.1:1/nothing",
+        "DJANGO_SETTINGS_MODULE": "skynet_web.settings",
+        "DJANGO_DEBUG": "0",
+        "DJANGO_ALLOWED_HOSTS": "testserver",
+        "SKYNET_WORKER_PING_MS": "100",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    import json
+
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["h"] == 503 and "database" in out["failing"]
+    assert out["p"] == 500
+    assert "Algo salió mal" in out["body"]
+    assert "Traceback" not in out["body"] and "OperationalError" not in out["body"]
+
+
+def _patterns(resolver=None, prefix=""):
+    for entry in (resolver or get_resolver()).url_patterns:
+        if str(entry.pattern).startswith("admin/"):
+            continue  # Django's admin guards itself (staff only)
+        if isinstance(entry, URLResolver):
+            yield from _patterns(entry, prefix + str(entry.pattern))
+        elif isinstance(entry, URLPattern) and entry.name:
+            yield entry.name, prefix + str(entry.pattern)
+
+
+def test_every_url_pattern_is_covered_by_this_walk():
+    names = {name for name, _ in _patterns()}
+    owned = set(OWNED)
+    assert names - PUBLIC - owned - {"metric_create"} == set(), "add new URLs to the walk"
+
+
+OWNED = {
+    "metric_detail": ("get", "/en/metrics/{m}/"),
+    "metric_save": ("post", "/en/metrics/{m}/save/"),
+    "metric_diagnostics": ("post", "/en/metrics/{m}/diagnostics/"),
+    "version_list": ("get", "/en/metrics/{m}/versions/"),
+    "version_detail": ("get", "/en/metrics/{m}/versions/1/"),
+    "version_restore": ("post", "/en/metrics/{m}/versions/1/restore/"),
+    "version_diff": ("get", "/en/metrics/{m}/diff/?a=1&b=1"),
+    "check_detail": ("get", "/en/checks/{c}/"),
+    "review_create": ("post", "/en/checks/{c}/cases/0/review/"),
+    "review_detail": ("get", "/en/checks/{c}/reviews/{r}/"),
+}
+
+
+@pytest.fixture
+def owned(owner):
+    metric = services.metric_create(owner=owner, name="m", starter="exact_match")
+    check = Check.objects.create(
+        owner=owner,
+        source="x",
+        metric_version=metric.latest_version,
+        status="passed",
+        result=run_check(metric.latest_version.source, timeout_s=10).to_dict(),
+        reflection_model="openai/gpt-4.1-mini",
+    )
+    review = FeedbackReview.objects.create(contract_check=check, case_index=0, model="m")
+    return {"m": metric.pk, "c": check.pk, "r": review.pk}
+
+
+@pytest.mark.parametrize("name", sorted(OWNED))
+def test_anonymous_users_are_sent_to_log_in(client, owned, name):
+    method, path = OWNED[name]
+    response = getattr(client, method)(path.format(**owned))
+    assert response.status_code == 302
+    assert response["Location"].startswith("/en/accounts/login/")
+
+
+@pytest.mark.parametrize("name", sorted(OWNED))
+def test_another_users_objects_do_not_exist_for_them(client, outsider, owned, name):
+    client.force_login(outsider)
+    method, path = OWNED[name]
+    response = getattr(client, method)(path.format(**owned), HTTP_HX_REQUEST="true")
+    assert response.status_code == 404
+    assert FeedbackReview.objects.count() == 1
