@@ -3,6 +3,7 @@ walk over every URL pattern checking who may see what."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -99,8 +100,7 @@ def test_with_the_database_down_healthz_says_so_and_pages_show_an_error_page():
         text=True,
         timeout=60,
     )
-    import json
-
+    assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["h"] == 503 and "database" in out["failing"]
     assert out["p"] == 500
