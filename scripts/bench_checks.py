@@ -1,0 +1,640 @@
+"""Contract check latency and throughput, page server time and the editor bundle's size.
+
+Every number is measured in this one run and printed next to the floor it is compared with,
+then next to bench/baseline.json as current/baseline. Nothing here asserts on a time: the
+ratios are for a person to read (see bench/README.md).
+
+    .venv/bin/python scripts/bench_checks.py                  # measure, compare with baseline
+    .venv/bin/python scripts/bench_checks.py --save-baseline  # ... and write bench/baseline.json
+
+It starts its own private stack under a temp dir: an embedded Redis on a unix socket, a
+fresh SQLite database, and two Celery worker processes (--concurrency 1 each). Everything it
+starts is stopped in a finally block, also on Ctrl+C. The Stack class is shared with
+scripts/load_test.py, which adds gunicorn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import gzip
+import json
+import logging
+import os
+import platform
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+BASELINE = ROOT / "bench" / "baseline.json"
+EDITOR_BUNDLE = ROOT / "static" / "editor" / "editor.js"
+DOCS_PAGE = "/docs/en/concepts/scorers"
+
+TRIVIAL_METRIC = """def score(input, output, expected=None):
+    want = expected["label"]
+    if output == want:
+        return 1.0, {"feedback": "Correct."}
+    return 0.0, {"feedback": f"Expected {want!r}, got {output!r}."}
+"""
+
+# The floor: the same sandbox interpreter, started bare, imports the metric and scores the
+# three default cases in one process ({cases} is 3; 1 for the three-processes variant).
+FLOOR_CODE = """import sys
+sys.path.insert(0, {folder!r})
+from metric import score
+for output, label in (("billing", "billing"), ("other", "bug"), ("account", "account"))[:{cases}]:
+    score({{"question": "q"}}, output, {{"label": label}})
+"""
+
+
+# --- small helpers ------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Linear-interpolated percentile, q in [0, 100]."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    rank = (len(ordered) - 1) * q / 100
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGTERM if this script dies (even by SIGKILL)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def git_state() -> dict:
+    def run(*args: str) -> str:
+        try:
+            return subprocess.run(
+                ["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    return {
+        "commit": run("rev-parse", "--short", "HEAD"),
+        "dirty": bool(run("status", "--porcelain", "--untracked-files=no")),
+    }
+
+
+# --- the stack ----------------------------------------------------------------------------
+
+
+class Stack:
+    """Redis, a fresh SQLite database, Celery workers and (optionally) gunicorn, all private.
+
+    Use as a context manager; stop() is idempotent and ignores Ctrl+C while it runs.
+    """
+
+    def __init__(
+        self,
+        *,
+        workers: int = 2,
+        gunicorn_workers: int = 0,
+        extra_env: dict[str, str] | None = None,
+        keep: bool = False,
+        log=print,
+    ) -> None:
+        self.workers = workers
+        self.gunicorn_workers = gunicorn_workers
+        self.extra_env = extra_env or {}
+        self.keep = keep
+        self.log = log
+        self.tmp: Path | None = None
+        self.redis_process: subprocess.Popen | None = None
+        self.redis_socket: Path | None = None
+        self.processes: list[tuple[str, subprocess.Popen]] = []
+        self.log_files: dict[str, Path] = {}
+        self.port: int | None = None
+        self.env: dict[str, str] = {}
+        self._stopped = False
+
+    # Everything below is started in order; stop() undoes whatever part of it happened.
+    def start(self) -> Stack:
+        self.tmp = Path(tempfile.mkdtemp(prefix="skynet-bench-", dir="/tmp"))
+        self.redis_socket = self.tmp / "redis.sock"
+        database = self.tmp / "db.sqlite3"
+        env = {
+            "DJANGO_SETTINGS_MODULE": "skynet_web.settings",
+            "DATABASE_URL": f"sqlite:///{database}",
+            "REDIS_URL": f"redis+socket://{self.redis_socket}",
+            "DJANGO_DEBUG": "0",
+            # testserver: the in-process test Client's host name.
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+            # A key of this run's own, so nothing is read from or written to var/.
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+            "DJANGO_LOG_LEVEL": "INFO",
+            **self.extra_env,
+        }
+        # This process also runs Django (users, enqueueing, the test Client, DB queries).
+        os.environ.update(env)
+        self.env = {**os.environ, **env}
+
+        from skynet_web import embedded_redis
+
+        self.redis_process = embedded_redis.start(self.redis_socket)
+
+        import django
+
+        django.setup()
+        # The site's logging config puts the root logger at INFO: keep httpx's per-request
+        # lines (this script is the client) out of the output.
+        for name in ("httpx", "httpcore", "axes"):
+            logging.getLogger(name).setLevel(logging.WARNING)
+        from django.core.management import call_command
+
+        call_command("migrate", interactive=False, verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+
+        for index in range(1, self.workers + 1):
+            self._spawn(
+                f"worker{index}",
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "skynet_web",
+                    "worker",
+                    "--loglevel",
+                    "INFO",
+                    "--concurrency",
+                    "1",
+                    "-n",
+                    f"w{index}@%h",
+                    "--without-gossip",
+                    "--without-mingle",
+                ],
+            )
+        if self.gunicorn_workers:
+            self.port = free_port()
+            gunicorn = Path(sys.executable).parent / "gunicorn"
+            self._spawn(
+                "gunicorn",
+                [
+                    str(gunicorn),
+                    "skynet_web.wsgi",
+                    "--workers",
+                    str(self.gunicorn_workers),
+                    "--bind",
+                    f"127.0.0.1:{self.port}",
+                    # Not the shared default (~/.gunicorn/gunicorn.ctl) another site may use.
+                    "--control-socket",
+                    str(self.tmp / "gunicorn.ctl"),
+                ],
+            )
+        self._wait_for_workers()
+        if self.gunicorn_workers:
+            self._wait_for_gunicorn()
+        return self
+
+    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
+        path = self.tmp / f"{name}.log"
+        self.log_files[name] = path
+        with open(path, "wb") as out:
+            process = subprocess.Popen(
+                argv,
+                cwd=ROOT,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                # Its own process group: Ctrl+C reaches this script, which stops it in order.
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )
+        self.processes.append((name, process))
+        return process
+
+    def _check_alive(self) -> None:
+        for name, process in self.processes:
+            if process.poll() is not None:
+                tail = self.log_tail(name, 30)
+                raise RuntimeError(f"{name} exited with status {process.returncode}:\n{tail}")
+
+    def _wait_for_workers(self, timeout_s: float = 90) -> None:
+        from skynet_web.celery import app
+
+        wanted = {f"w{i}@{socket.gethostname()}" for i in range(1, self.workers + 1)}
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            self._check_alive()
+            replies = app.control.ping(timeout=0.5) or []
+            if wanted <= {name for reply in replies for name in reply}:
+                return
+        raise RuntimeError(f"the Celery workers did not answer within {timeout_s:.0f} s")
+
+    def _wait_for_gunicorn(self, timeout_s: float = 60) -> None:
+        import httpx
+
+        deadline = time.monotonic() + timeout_s
+        with httpx.Client(base_url=self.base_url, trust_env=False, timeout=5) as client:
+            while time.monotonic() < deadline:
+                self._check_alive()
+                try:
+                    if client.get("/en/accounts/login/").status_code == 200:
+                        return
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.2)
+        raise RuntimeError(f"gunicorn did not answer within {timeout_s:.0f} s")
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def sandbox_status(self) -> dict:
+        """Each worker's self-test result: which sandbox layers hold, bwrap or fallback."""
+        from skynet_web.celery import app
+
+        replies = app.control.broadcast("sandbox_status", reply=True, timeout=2) or []
+        return {
+            name: {"mode": status.get("mode"), "layers": status.get("layers", [])}
+            for reply in replies
+            for name, status in reply.items()
+        }
+
+    def log_tail(self, name: str, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log_files[name].read_text(errors="replace").splitlines()[-lines:])
+        except (KeyError, OSError):
+            return ""
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl+C waits
+        try:
+            with contextlib.suppress(Exception):
+                from django.db import connections
+
+                connections.close_all()
+            # Web first, then workers (a warm shutdown finishes the task in hand), Redis last.
+            for _name, process in reversed(self.processes):
+                if process.poll() is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        process.send_signal(signal.SIGTERM)
+            for name, process in reversed(self.processes):
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    self.log(f"{name} did not stop in 20 s; killing it")
+                    with contextlib.suppress(ProcessLookupError):
+                        process.kill()
+                    process.wait()
+                # Whatever is left in its process group (a pool child, a sandbox).
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            if self.redis_process is not None:
+                from skynet_web import embedded_redis
+
+                embedded_redis.stop(self.redis_process, self.redis_socket)
+            if self.tmp is not None:
+                if self.keep:
+                    self.log(f"kept {self.tmp} (database and logs)")
+                else:
+                    shutil.rmtree(self.tmp, ignore_errors=True)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    def __enter__(self) -> Stack:
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def sigterm_as_interrupt() -> None:
+    """SIGTERM runs the same finally blocks as Ctrl+C."""
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+# --- the measurements ---------------------------------------------------------------------
+
+
+def wait_final(check_ids: list[int], timeout_s: float, interval_s: float) -> None:
+    from metrics_app.models import Check
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        left = Check.objects.filter(pk__in=check_ids).exclude(status__in=Check.FINAL).count()
+        if not left:
+            return
+        time.sleep(interval_s)
+    raise RuntimeError(f"{left} of {len(check_ids)} checks not final after {timeout_s:.0f} s")
+
+
+def floor_once(python: str, folder: str, processes: int = 1) -> float:
+    """One bare process scoring all three cases (the floor), or `processes` of them in a row,
+    each scoring one case (the floor for a check's three children, no sandbox)."""
+    code = FLOOR_CODE.format(folder=folder, cases=3 if processes == 1 else 1)
+    started = time.perf_counter()
+    for _ in range(processes):
+        subprocess.run(
+            [python, "-E", "-s", "-B", "-c", code],
+            check=True,
+            stdin=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        )
+    return time.perf_counter() - started
+
+
+def measure_latency(owner, runs: int, python: str, folder: str) -> dict:
+    """One check at a time, each followed by one floor run, so drift hits both alike."""
+    from metrics_app.models import Check
+    from metrics_app.services import check_create
+
+    total, queue, run, seen, floors, floors3 = [], [], [], [], [], []
+    statuses: dict[str, int] = {}
+    for _ in range(runs):
+        floors.append(floor_once(python, folder))
+        floors3.append(floor_once(python, folder, processes=3))
+        started = time.perf_counter()
+        check = check_create(owner=owner, source=TRIVIAL_METRIC, timeout_s=20)
+        wait_final([check.pk], timeout_s=60, interval_s=0.005)
+        seen.append(time.perf_counter() - started)
+        check = Check.objects.get(pk=check.pk)
+        statuses[check.status] = statuses.get(check.status, 0) + 1
+        total.append((check.finished_at - check.created_at).total_seconds())
+        queue.append((check.started_at - check.created_at).total_seconds())
+        run.append((check.finished_at - check.started_at).total_seconds())
+    return {
+        "total": total,
+        "queue": queue,
+        "run": run,
+        "seen": seen,
+        "floor": floors,
+        "floor3": floors3,
+        "statuses": statuses,
+    }
+
+
+def measure_throughput(owner, count: int) -> dict:
+    from django.db.models import Max
+    from django.utils import timezone
+
+    from metrics_app.models import Check
+    from metrics_app.services import check_create
+
+    started = timezone.now()
+    ids = [check_create(owner=owner, source=TRIVIAL_METRIC, timeout_s=20).pk for _ in range(count)]
+    enqueued = timezone.now()
+    wait_final(ids, timeout_s=120, interval_s=0.05)
+    rows = Check.objects.filter(pk__in=ids)
+    last = rows.aggregate(last=Max("finished_at"))["last"]
+    elapsed = (last - started).total_seconds()
+    statuses: dict[str, int] = {}
+    for status in rows.values_list("status", flat=True):
+        statuses[status] = statuses.get(status, 0) + 1
+    return {
+        "elapsed_s": elapsed,
+        "enqueue_s": (enqueued - started).total_seconds(),
+        "per_s": count / elapsed,
+        "statuses": statuses,
+    }
+
+
+def measure_pages(owner, metric, requests: int) -> dict:
+    """The two pages alternate, request by request, so drift and neighbours hit both alike."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(owner)
+    pages = {"editor": f"/en/metrics/{metric.pk}/", "docs": DOCS_PAGE}
+    out = {label: {"url": url, "times": [], "bytes": 0} for label, url in pages.items()}
+    for url in pages.values():
+        for _ in range(3):  # warm-up: template loading, translations, first queries
+            client.get(url)
+    for _ in range(requests):
+        for label, url in pages.items():
+            started = time.perf_counter()
+            response = client.get(url)
+            out[label]["times"].append(time.perf_counter() - started)
+            if response.status_code != 200:
+                raise RuntimeError(f"GET {url} answered {response.status_code}")
+            out[label]["bytes"] = len(response.content)
+    return out
+
+
+def bundle_size() -> dict:
+    data = EDITOR_BUNDLE.read_bytes()
+    return {"raw": len(data), "gzip": len(gzip.compress(data, compresslevel=9, mtime=0))}
+
+
+# --- reporting ----------------------------------------------------------------------------
+
+# name -> (unit, better): better is "lower" or "higher"
+NUMBERS = {
+    "check_latency_p50_ms": ("ms", "lower"),
+    "check_latency_p95_ms": ("ms", "lower"),
+    "check_queue_wait_p50_ms": ("ms", "lower"),
+    "check_run_p50_ms": ("ms", "lower"),
+    "floor_p50_ms": ("ms", "lower"),
+    "check_over_floor_p50": ("x", "lower"),
+    "floor_3_processes_p50_ms": ("ms", "lower"),
+    "throughput_checks_per_s": ("1/s", "higher"),
+    "editor_page_p50_ms": ("ms", "lower"),
+    "docs_page_p50_ms": ("ms", "lower"),
+    "editor_over_docs_p50": ("x", "lower"),
+    "editor_js_gzip_bytes": ("B", "lower"),
+    "editor_js_raw_bytes": ("B", "lower"),
+}
+
+
+def compare(numbers: dict, baseline: dict | None) -> None:
+    print()
+    if baseline is None:
+        print(
+            f"No baseline at {BASELINE.relative_to(ROOT)}; run with --save-baseline to write one."
+        )
+        return
+    meta = baseline.get("meta", {})
+    print(
+        f"Against the baseline of {meta.get('date', '?')} (commit {meta.get('commit', '?')}"
+        f"{', dirty' if meta.get('dirty') else ''}, {meta.get('cpus', '?')} CPUs):"
+    )
+    print(f"  {'number':<26} {'unit':>4} {'current':>10} {'baseline':>10} {'cur/base':>9}  better")
+    old = baseline.get("numbers", {})
+    for name, (unit, better) in NUMBERS.items():
+        if name not in numbers:
+            continue
+        now = numbers[name]
+        was = old.get(name)
+        ratio = f"{now / was:9.2f}" if was else f"{'-':>9}"
+        was_text = f"{was:10.1f}" if was is not None else f"{'-':>10}"
+        print(f"  {name:<26} {unit:>4} {now:10.1f} {was_text} {ratio}  {better}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checks", type=int, default=30, help="checks for latency (one at a time)")
+    parser.add_argument("--burst", type=int, default=60, help="checks enqueued at once")
+    parser.add_argument("--requests", type=int, default=50, help="requests per page timed")
+    parser.add_argument("--save-baseline", action="store_true", help=f"write {BASELINE}")
+    parser.add_argument("--keep", action="store_true", help="keep the temp dir (db, logs)")
+    args = parser.parse_args()
+    sigterm_as_interrupt()
+    began = time.monotonic()
+    load_before = os.getloadavg()[0]
+    print(
+        f"bench_checks: {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"load average before start {load_before:.2f} (other work skews every number)"
+    )
+    stack = Stack(workers=2, keep=args.keep)
+    floor_dir = None
+    try:
+        stack.start()
+        print(f"stack up in {time.monotonic() - began:.1f} s (Redis, SQLite, 2 Celery workers)")
+        for name, status in sorted(stack.sandbox_status().items()):
+            print(f"  {name}: sandbox {status['mode']}, layers {', '.join(status['layers'])}")
+
+        from django.contrib.auth import get_user_model
+
+        from metrics_app import sandboxing
+        from metrics_app.services import check_create, metric_create
+
+        owner = get_user_model().objects.create_user(username="bench", password=None)
+        metric = metric_create(owner=owner, name="bench", starter="exact_match")
+        python = sandboxing.base_config().python
+        floor_dir = tempfile.mkdtemp(prefix="skynet-floor-", dir="/tmp")
+        (Path(floor_dir) / "metric.py").write_text(TRIVIAL_METRIC)
+
+        # Warm-up, not measured: each worker's first check, first floor run.
+        warm = [check_create(owner=owner, source=TRIVIAL_METRIC, timeout_s=20).pk for _ in range(4)]
+        wait_final(warm, timeout_s=60, interval_s=0.02)
+        floor_once(python, floor_dir)
+
+        latency = measure_latency(owner, args.checks, python, floor_dir)
+        burst = measure_throughput(owner, args.burst)
+        pages = measure_pages(owner, metric, args.requests)
+        bundle = bundle_size()
+    finally:
+        stack.stop()
+        if floor_dir:
+            shutil.rmtree(floor_dir, ignore_errors=True)
+
+    ms = 1000
+    check_p50 = percentile(latency["total"], 50) * ms
+    floor_p50 = percentile(latency["floor"], 50) * ms
+    numbers = {
+        "check_latency_p50_ms": check_p50,
+        "check_latency_p95_ms": percentile(latency["total"], 95) * ms,
+        "check_queue_wait_p50_ms": percentile(latency["queue"], 50) * ms,
+        "check_run_p50_ms": percentile(latency["run"], 50) * ms,
+        "floor_p50_ms": floor_p50,
+        "check_over_floor_p50": check_p50 / floor_p50,
+        "floor_3_processes_p50_ms": percentile(latency["floor3"], 50) * ms,
+        "throughput_checks_per_s": burst["per_s"],
+        "editor_page_p50_ms": statistics.median(pages["editor"]["times"]) * ms,
+        "docs_page_p50_ms": statistics.median(pages["docs"]["times"]) * ms,
+        "editor_over_docs_p50": statistics.median(pages["editor"]["times"])
+        / statistics.median(pages["docs"]["times"]),
+        "editor_js_gzip_bytes": float(bundle["gzip"]),
+        "editor_js_raw_bytes": float(bundle["raw"]),
+    }
+
+    def line(label: str, values: list[float], extra: str = "") -> None:
+        p50, p95 = percentile(values, 50) * ms, percentile(values, 95) * ms
+        print(f"  {label:<30} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   {extra}".rstrip())
+
+    print()
+    print(f"Contract check, trivial metric, {args.checks} checks one at a time, 2 workers")
+    line("enqueue -> final in DB", latency["total"], f"statuses {latency['statuses']}")
+    line("  queue (created -> started)", latency["queue"])
+    line("  run (started -> finished)", latency["run"])
+    line("seen by a 5 ms poller", latency["seen"])
+    print(f"  floor: bare {python} -E -s -B -c 'import metric; score() x3'")
+    line("floor", latency["floor"])
+    print(f"  check / floor (p50)            {numbers['check_over_floor_p50']:.1f} x")
+    print("  for scale, a check's 3 children unsandboxed: 3 bare processes, one case each")
+    floor3 = numbers["floor_3_processes_p50_ms"]
+    line("3 bare processes", latency["floor3"], f"check / this {check_p50 / floor3:.1f} x")
+    print()
+    print(f"Throughput: {args.burst} checks enqueued at once, 2 workers")
+    print(
+        f"  {burst['per_s']:.2f} checks/s: {burst['elapsed_s']:.2f} s to the last final "
+        f"(enqueueing took {burst['enqueue_s'] * ms:.0f} ms), statuses {burst['statuses']}"
+    )
+    print(
+        f"  {burst['elapsed_s'] / args.burst * ms:.0f} ms of wall time per check, "
+        f"vs {check_p50:.0f} ms latency one at a time"
+    )
+    print()
+    print(f"Server time, in-process test Client (DEBUG=0), {args.requests} requests each")
+    for label in ("editor", "docs"):
+        page = pages[label]
+        line(f"{label} {page['url']}", page["times"], f"{page['bytes'] / 1024:.0f} KiB")
+    print(f"  editor / docs (p50)            {numbers['editor_over_docs_p50']:.1f} x")
+    print()
+    print(
+        f"Editor bundle {EDITOR_BUNDLE.relative_to(ROOT)}: {bundle['raw'] / 1024:.0f} KiB raw, "
+        f"{bundle['gzip'] / 1024:.1f} KiB gzip -9"
+    )
+
+    baseline = json.loads(BASELINE.read_text()) if BASELINE.exists() else None
+    compare(numbers, baseline)
+    if args.save_baseline:
+        BASELINE.parent.mkdir(exist_ok=True)
+        record = {
+            "meta": {
+                "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                **git_state(),
+                "cpus": os.cpu_count(),
+                "load_average_before": round(load_before, 2),
+                "python": platform.python_version(),
+                "sandbox_python": python,
+                "checks": args.checks,
+                "burst": args.burst,
+                "requests": args.requests,
+            },
+            "numbers": {name: round(value, 3) for name, value in numbers.items()},
+        }
+        BASELINE.write_text(json.dumps(record, indent=2) + "\n")
+        print(f"\nwrote {BASELINE.relative_to(ROOT)}")
+    print(f"\ntotal run time {time.monotonic() - began:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("\ninterrupted; everything started was stopped", file=sys.stderr)
+        sys.exit(130)
