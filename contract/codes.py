@@ -7,6 +7,7 @@ here has a message.
 
 from __future__ import annotations
 
+from providers.clients import ERROR_CODES as PROVIDER_ERROR_CODES
 from skynet import rewardspec, signature
 from skynet.returns import PROBLEMS as RETURN_VALUE_PROBLEMS
 
@@ -60,15 +61,8 @@ MODEL_ERROR_CODES = (
     "protocol",
     "unknown_model",
     "not_configured",
-    "unauthorized",
-    "not_found",
-    "bad_request",
-    "rate_limited",
-    "server_error",
-    "unreachable",
-    "timeout",
-    "bad_response",
-    "refused",
+    # What a provider call can fail with (providers.clients), then the check's budget.
+    *PROVIDER_ERROR_CODES,
     "budget_exceeded",
 )
 

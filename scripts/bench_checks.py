@@ -159,6 +159,7 @@ class Stack:
         self.env = {**os.environ, **env}
 
         from skynet_web import embedded_redis
+        from skynet_web.processes import celery_worker_argv
 
         self.redis_process = embedded_redis.start(self.redis_socket)
 
@@ -177,22 +178,7 @@ class Stack:
         for index in range(1, self.workers + 1):
             self._spawn(
                 f"worker{index}",
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "skynet_web",
-                    "worker",
-                    "--loglevel",
-                    "INFO",
-                    "--concurrency",
-                    "1",
-                    "-n",
-                    f"w{index}@%h",
-                    "--without-gossip",
-                    "--without-mingle",
-                ],
+                celery_worker_argv(name=f"w{index}@%h", quiet=True),
             )
         if self.gunicorn_workers:
             self.port = free_port()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from skynet_web.processes import celery_worker_argv
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -91,22 +92,7 @@ def celery_worker_process(django_db_setup, django_db_blocker, broker, redis_url)
     log_path.parent.mkdir(exist_ok=True)
     log = open(log_path, "wb")
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "skynet_web",
-            "worker",
-            "--loglevel",
-            "INFO",
-            "--concurrency",
-            "1",
-            "--without-gossip",
-            "--without-mingle",
-            "-n",
-            f"test-{os.getpid()}@%h",
-        ],
+        celery_worker_argv(name=f"test-{os.getpid()}@%h", quiet=True),
         cwd=ROOT,
         env=env,
         stdout=log,

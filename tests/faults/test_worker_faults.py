@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 from metrics_app.models import Check
 from metrics_app.services import check_create
 from skynet_web import embedded_redis
+from skynet_web.processes import celery_worker_argv
 from tests.conftest import ROOT, _database_url, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
@@ -75,20 +75,7 @@ def workers(private_redis, tmp_path, broker, monkeypatch):
     def start(name: str) -> subprocess.Popen:
         log = open(tmp_path / f"{name}.log", "wb")
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "skynet_web",
-                "worker",
-                "--concurrency",
-                "1",
-                "--without-gossip",
-                "--without-mingle",
-                "-n",
-                f"{name}-{os.getpid()}@%h",
-            ],
+            celery_worker_argv(name=f"{name}-{os.getpid()}@%h", quiet=True),
             cwd=ROOT,
             env=env,
             stdout=log,

@@ -19,6 +19,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from skynet_web import embedded_redis
+from skynet_web.processes import celery_worker_argv
 
 DEMO_USERNAME = "demo"
 
@@ -63,18 +64,7 @@ class Command(BaseCommand):
         python = sys.executable
         children = [
             subprocess.Popen(
-                [
-                    python,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "skynet_web",
-                    "worker",
-                    "--loglevel",
-                    "INFO",
-                    "--concurrency",
-                    str(concurrency),
-                ],
+                celery_worker_argv(concurrency=concurrency),
                 env=env,
             ),
             subprocess.Popen([python, "manage.py", "runserver", addr, "--noreload"], env=env),
