@@ -308,6 +308,17 @@ def checks_requeue_lost() -> int:
     return sent
 
 
+def reviews_reap_stale() -> int:
+    """End reviews that never finished (a lost worker or message) so the page stops
+    waiting; the user can ask again. A review is one model call, so a few times the model
+    timeout is long past any real answer."""
+    cutoff = timezone.now() - timedelta(seconds=4 * settings.MODEL_TIMEOUT_S + 60)
+    return FeedbackReview.objects.filter(
+        status__in=(FeedbackReview.Status.QUEUED, FeedbackReview.Status.RUNNING),
+        created_at__lt=cutoff,
+    ).update(status=FeedbackReview.Status.FAILED, error_code="timeout", error_message="")
+
+
 def check_finish_failed(check_id: int, failure: str) -> None:
     """End a running check as failed, keeping whatever partial result it stored."""
     Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(

@@ -41,6 +41,7 @@ def sandbox_status(state) -> dict:
 def sweep_once() -> None:
     services.checks_reap_stale()
     services.checks_requeue_lost()
+    services.reviews_reap_stale()
 
 
 def _sweep_forever() -> None:

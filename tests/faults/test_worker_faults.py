@@ -135,3 +135,21 @@ def test_the_playground_itself_ends_a_check_whose_worker_is_gone(owner, owner_cl
     check.refresh_from_db()
     assert check.status == Check.Status.FAILED and check.failure == "worker_lost"
     assert "The worker running this check was lost. Run the check again." in body
+
+
+def test_a_review_that_never_finished_is_ended(owner, settings):
+    from metrics_app.models import FeedbackReview
+    from metrics_app.services import reviews_reap_stale
+
+    settings.MODEL_TIMEOUT_S = 1
+    check = Check.objects.create(owner=owner, source=QUICK, status=Check.Status.PASSED)
+    stuck = FeedbackReview.objects.create(contract_check=check, case_index=0, model="m")
+    fresh = FeedbackReview.objects.create(contract_check=check, case_index=1, model="m")
+    FeedbackReview.objects.filter(pk=stuck.pk).update(
+        created_at=stuck.created_at - timedelta(minutes=5)
+    )
+    assert reviews_reap_stale() == 1
+    stuck.refresh_from_db()
+    fresh.refresh_from_db()
+    assert (stuck.status, stuck.error_code) == ("failed", "timeout")
+    assert fresh.status == "queued"
