@@ -1,0 +1,46 @@
+"""Datasets for optimization runs: parse an upload, assign column roles, split.
+
+Django-free. Everything reports codes and parameters only (DatasetError and
+Table.warnings); a translation layer words them. CODES lists them all.
+"""
+
+from __future__ import annotations
+
+from dataset_files.codes import CODES, ERROR_CODES, PARAM_CODES, WARNINGS
+from dataset_files.errors import DatasetError
+from dataset_files.formulas import is_formula_like, safe_cell
+from dataset_files.parse import MAX_BYTES, MAX_COLUMNS, MAX_ROWS, detect_format, parse_dataset
+from dataset_files.roles import ROLES, build_cases
+from dataset_files.splits import (
+    SPLIT_VALUES,
+    SPLITS,
+    counts,
+    sample_cases,
+    split_by_column,
+    split_by_ratio,
+)
+from dataset_files.table import Table
+
+__all__ = [
+    "CODES",
+    "ERROR_CODES",
+    "MAX_BYTES",
+    "MAX_COLUMNS",
+    "MAX_ROWS",
+    "PARAM_CODES",
+    "ROLES",
+    "SPLITS",
+    "SPLIT_VALUES",
+    "WARNINGS",
+    "DatasetError",
+    "Table",
+    "build_cases",
+    "counts",
+    "detect_format",
+    "is_formula_like",
+    "parse_dataset",
+    "safe_cell",
+    "sample_cases",
+    "split_by_column",
+    "split_by_ratio",
+]
