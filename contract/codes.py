@@ -7,6 +7,7 @@ here has a message.
 
 from __future__ import annotations
 
+from contract.artifacts import ARTIFACT_ERRORS, RUN_PROBLEMS, RUN_STATUSES
 from providers.clients import ERROR_CODES as PROVIDER_ERROR_CODES
 from skynet import rewardspec, signature
 from skynet.returns import PROBLEMS as RETURN_VALUE_PROBLEMS
@@ -45,10 +46,15 @@ CASE_ERROR_PROBLEMS = (
     "no_score_function",
     "bad_signature",
     "invalid_reward_spec",
+    # The artifact's run (contract.artifacts), before score(): run_error,
+    # run_model_error, program_syntax_error, program_import_error,
+    # no_run_function and the template codes.
+    *RUN_PROBLEMS,
 )
 CRASH_REASONS = ("exited", "signal", "no_result", "protocol", "confine_failed", "internal")
 # Why a stage was skipped although nothing before it failed.
-SKIP_REASONS = ("not_defined", "not_static")
+# run_failed: with an artifact, no case's run got as far as loading metric.py.
+SKIP_REASONS = ("not_defined", "not_static", "run_failed")
 # Codes the default model handler and skynet.llm() use in model_error, then those of
 # the models layer (providers/): the model's state, the provider's answer, the budget.
 MODEL_ERROR_CODES = (
@@ -61,6 +67,8 @@ MODEL_ERROR_CODES = (
     "protocol",
     "unknown_model",
     "not_configured",
+    # The artifact's llm() calls when no task model is configured.
+    "no_task_model",
     # What a provider call can fail with (providers.clients), then the check's budget.
     *PROVIDER_ERROR_CODES,
     "budget_exceeded",
@@ -118,4 +126,8 @@ def all_codes() -> dict[str, tuple[str, ...]]:
         "model_error_codes": MODEL_ERROR_CODES,
         "hints": HINTS,
         "cases_errors": CASES_ERRORS,
+        # An artifact the check refuses before running anything (ArtifactError).
+        "artifact_errors": ARTIFACT_ERRORS,
+        # CaseResult.run["status"].
+        "run_statuses": RUN_STATUSES,
     }

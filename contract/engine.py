@@ -5,6 +5,14 @@ reward_spec, call, return_value. The parent decodes and parses the source;
 then each case runs in its own fresh child (contract.runner), one after the
 other. The first child's "loaded" report decides load / signature /
 reward_spec; all cases run even when one fails, so every row is shown.
+
+With an artifact (contract.artifacts.Artifact), each child first runs it on
+the case's input and score() gets what it returned as `output`; the case row
+gets a `run` report and the parent's measurements of the run as its
+observation. A run that fails (run_error, run_model_error, a timeout...) is a
+case error. The load stages are then decided by the first child that got as
+far as loading metric.py; when no child did, they are skipped (reason
+"run_failed").
 """
 
 from __future__ import annotations
@@ -14,12 +22,14 @@ import numbers
 from collections.abc import Callable, Sequence
 
 from contract import sandbox
+from contract.artifacts import RUN_PROBLEMS, Artifact
 from contract.cases import DEFAULT_CASES, Case
 from contract.hints import ScoredCase, compute_hints
 from contract.results import CaseResult, CheckResult, StageResult
 from contract.runner import ChildOutcome, LlmHandler, loaded_is_final, run_child
 from contract.source import check_source
 from contract.static import static_check
+from skynet import OBSERVATION_KEYS
 
 MIN_TIMEOUT_S = 1
 MAX_TIMEOUT_S = 600
@@ -28,7 +38,7 @@ LOAD_STAGES = ("load", "signature", "reward_spec")
 
 ProgressCallback = Callable[[CheckResult], None]
 
-__all__ = ["run_check", "static_check", "validate_timeout"]
+__all__ = ["Artifact", "run_check", "static_check", "validate_timeout"]
 
 
 def validate_timeout(timeout_s: object) -> float:
@@ -111,6 +121,16 @@ def _fill_case(row: CaseResult, outcome: ChildOutcome) -> bool:
     """Fill a case row from its child; returns whether the score was a bool."""
     _fill_output(row, outcome)
     row.parent_duration_ms = outcome.parent_duration_ms
+    run = outcome.run
+    if run is not None:
+        row.run = run
+    if run is not None and run["problem"] in RUN_PROBLEMS:
+        # The artifact's run failed in the child (whatever happened after): score()
+        # was not called.
+        row.status, row.problem = "error", run["problem"]
+        row.params = run["params"]
+        row.exception, row.traceback = run["exception"], run["traceback"]
+        return False
     if outcome.failure is not None:
         row.status = "timeout" if outcome.failure == "timeout" else "error"
         row.problem, row.params = outcome.failure, outcome.failure_params
@@ -137,21 +157,29 @@ def _fill_case(row: CaseResult, outcome: ChildOutcome) -> bool:
     return bool(report.get("bool_score"))
 
 
-def _first_child(check: _Check, outcome: ChildOutcome) -> bool:
-    """Apply what only the first child decides; False when a load-phase stage failed."""
+def _first_child(check: _Check, outcome: ChildOutcome, row: CaseResult) -> bool:
+    """Apply what only the first child (to load metric.py) decides; False when a
+    load-phase stage failed."""
     check.result.layers = outcome.layers
     if outcome.loaded is None:
         # Timed out or died while loading: nothing of metric.py ran to completion.
-        _fill_output(check.result.cases[0], outcome)
+        _fill_output(row, outcome)
+        row.run = outcome.run
         problems = [{"code": outcome.failure, "params": outcome.failure_params}]
         check.set_stage("load", "failed", outcome.failure, outcome.failure_params, problems)
         check.set_stage("signature", "skipped")
         check.set_stage("reward_spec", "skipped")
         return False
     if _failed_load_stage(outcome.loaded) is not None:
-        _fill_output(check.result.cases[0], outcome)
+        _fill_output(row, outcome)
+        row.run = outcome.run
         return False
     return True
+
+
+def _stopped_in_run(outcome: ChildOutcome) -> bool:
+    """The child ended during the artifact's run: it never got to load metric.py."""
+    return outcome.loaded is None and outcome.phase == "run"
 
 
 def _usage(handler: object) -> dict | None:
@@ -197,6 +225,8 @@ def run_check(
     on_llm: LlmHandler | None = None,
     llm_for_case: Callable[[int], LlmHandler] | None = None,
     sandbox_config: sandbox.SandboxConfig | None = None,
+    artifact: Artifact | None = None,
+    task_llm_for_case: Callable[[int], LlmHandler] | None = None,
 ) -> CheckResult:
     """Check metric.py `source` on `cases` (default: the three built-in ones).
 
@@ -206,14 +236,26 @@ def run_check(
     given, wins over on_llm: it is called with each case's index for that case's
     handler, and a handler with a usage() method has its answer stored as the
     case's `usage`.
+
+    artifact, when given, runs on each case's input first (its own timeout_s)
+    and its return value is score()'s `output`; the case's given output and
+    recorded observation are not used. task_llm_for_case(index) answers the
+    run's llm() calls (default: error "no_task_model"); its usage() is the
+    run's cost and tokens. Raises contract.artifacts.ArtifactError (a
+    ValueError) for an artifact that cannot run.
     """
     timeout = validate_timeout(timeout_s)
     case_list = list(DEFAULT_CASES if cases is None else cases)
     if not case_list:
         raise ValueError("no_cases")
+    artifact_job = artifact.to_job() if artifact is not None else None
+    unmeasured = dict.fromkeys(OBSERVATION_KEYS)
     result = CheckResult(
         timeout_s=timeout,
-        cases=[CaseResult(index=i, observation=c.measured()) for i, c in enumerate(case_list)],
+        cases=[
+            CaseResult(index=i, observation=c.measured() if artifact is None else dict(unmeasured))
+            for i, c in enumerate(case_list)
+        ],
     )
     check = _Check(result, on_progress)
     check.set_stage("load", "running")
@@ -227,23 +269,35 @@ def run_check(
     assert checked.text is not None
 
     has_reward_spec = False
+    decided = False  # whether a child has reported the load stages yet
     for index, case in enumerate(case_list):
-        first = index == 0
+        row = result.cases[index]
         handler = llm_for_case(index) if llm_for_case is not None else on_llm
+        task_handler = None
+        if artifact_job is not None and task_llm_for_case is not None:
+            task_handler = task_llm_for_case(index)
         outcome = run_child(
             checked.text,
             case,
             timeout_s=timeout,
             on_llm=handler,
-            on_loaded=check.apply_loaded if first else None,
+            on_loaded=check.apply_loaded if not decided else None,
             sandbox_config=sandbox_config,
+            artifact=artifact_job,
+            on_task_llm=task_handler,
         )
-        result.cases[index].usage = _usage(handler)
-        if first:
-            if not _first_child(check, outcome):
+        row.usage = _usage(handler) if artifact_job is None else outcome.metric_usage
+        if not decided and not (artifact_job is not None and _stopped_in_run(outcome)):
+            decided = True
+            if not _first_child(check, outcome, row):
                 failed = next(s.id for s in result.stages if s.status == "failed")
                 return check.fail(failed)
             has_reward_spec = bool(outcome.loaded and outcome.loaded.get("has_reward_spec"))
-        check.bool_scores[index] = _fill_case(result.cases[index], outcome)
+        check.bool_scores[index] = _fill_case(row, outcome)
         check.progress()
+    if not decided:
+        # Every run failed before metric.py was loaded: nothing decides these stages.
+        result.layers = result.layers or outcome.layers
+        for stage_id in LOAD_STAGES:
+            check.set_stage(stage_id, "skipped", params={"reason": "run_failed"})
     return _conclude(check, has_reward_spec)

@@ -47,8 +47,14 @@ class CaseResult:
     observation: dict = field(default_factory=dict)
     call_args: int | None = None
     # What this case's llm() calls used ({model_calls, input_tokens, output_tokens,
-    # cost_usd, model_ms}); None when it made none or no handler counts.
+    # cost_usd, model_ms}); None when it made none or no handler counts. With an
+    # artifact, only the metric's calls (the run's are in run["usage"]).
     usage: dict | None = None
+    # With an artifact: how its run on this case went, as the parent saw it:
+    # {status (ok|error|timeout), duration_ms (parent's clock), usage (the task
+    # model's, same form as `usage`), output_repr (capped at 2048 characters),
+    # problem, params, exception, traceback (program.py's lines)}. None without one.
+    run: dict | None = None
 
 
 @dataclass

@@ -9,6 +9,16 @@ sandbox knows it started, then reaps it: no strays, no zombies.
 
 A child that exits, dies or stops talking without a result is "crashed",
 never a pass; one that outlives its time is "timeout".
+
+With an artifact (contract.artifacts) the child first runs it on the case's
+input: "ready" -> program loading -> "run_started" -> "run_finished", then the
+usual "loaded" and "result". The parent tracks the phase: llm() requests
+before "run_finished" go to the task model's handler, later ones to the
+metric's. It times the run on its own clock between "run_started" and
+"run_finished", takes cost and tokens from the task handler's usage(), and
+answers "run_finished" with a "measured" frame, which is what
+skynet.observation() shows to score(). Each window (start and program load,
+the run, loading metric.py, score()) gets the full time limit.
 """
 
 from __future__ import annotations
@@ -25,10 +35,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from contract import frames, sandbox
+from contract.artifacts import (
+    OUTPUT_REPR_LIMIT,
+    check_run_finished,
+    usage_delta,
+    usage_now,
+)
 from contract.capture import BoundedCapture
 from contract.cases import Case
 from contract.runtime_path import RUNTIME_DIR
-from skynet import wire
+from skynet import OBSERVATION_KEYS, wire
 
 CHILD_SCRIPT = "skynet_child.py"
 # After the channel closes, how long to wait for the child's exit status.
@@ -45,10 +61,21 @@ def default_llm(request: dict) -> dict:
     return {"error": "no_metric_model", "message": ""}
 
 
+def default_task_llm(request: dict) -> dict:
+    """No task model is configured: every request of the artifact's run fails with a code."""
+    return {"error": "no_task_model", "message": ""}
+
+
 @dataclass
 class ChildOutcome:
-    """What one child did. `phase` is where it was when it ended: "load" until
-    the "loaded" frame arrived, "call" after it."""
+    """What one child did. `phase` is where it was when it ended: "run" until the
+    "run_finished" frame arrived (only with an artifact), "load" until the
+    "loaded" frame arrived, "call" after it.
+
+    With an artifact, `run` is the run's report ({status, duration_ms, usage,
+    output_repr, problem, params, exception, traceback}), `observation` the
+    parent's measurements sent to the child (all None until the run finished)
+    and `metric_usage` what the metric handler used after the run."""
 
     layers: list[str] = field(default_factory=list)
     loaded: dict | None = None
@@ -62,6 +89,8 @@ class ChildOutcome:
     stderr_truncated: int = 0
     parent_duration_ms: float | None = None
     observation: dict = field(default_factory=dict)
+    run: dict | None = None
+    metric_usage: dict | None = None
 
 
 def loaded_is_final(loaded: dict) -> bool:
@@ -147,15 +176,26 @@ class _Session:
         on_llm: LlmHandler,
         on_loaded: Callable[[dict], None] | None,
         bwrap: bool,
+        on_task_llm: LlmHandler | None = None,
+        artifact: bool = False,
     ) -> None:
         self.timeout_s = timeout_s
         self.bwrap = bwrap
         self.on_llm = on_llm
         self.on_loaded = on_loaded
-        self.outcome = ChildOutcome()
+        self.on_task_llm = on_task_llm or default_task_llm
+        self.artifact = artifact
+        self.outcome = ChildOutcome(phase="run" if artifact else "load")
+        # The run phase: the parent's clock and the handlers' usage at its edges.
+        self.run_started_at: float | None = None
+        self.run_ok = True
+        self.run_calls = 0
+        self.task_before = usage_now(self.on_task_llm) if artifact else None
+        self.metric_before: dict | None = None
         self.reader = wire.FrameReader()
         self.outbox = bytearray(job)
-        self.state = "start"  # start -> load ("ready" seen) -> call ("loaded" seen)
+        # start -> [program -> run (with an artifact)] -> load -> call ("loaded" seen)
+        self.state = "start"
         self.finished = False  # a final frame arrived: nothing more is expected
         self.channel_closed = False
         self.captures: dict[int, BoundedCapture] = {}
@@ -180,9 +220,18 @@ class _Session:
             self._fatal(frame)
         elif self.state == "start" and kind == "ready":
             self.outcome.layers = list(frames.check_ready(frame))
-            self.state = "load"
+            self.state = "program" if self.artifact else "load"
+        elif self.state in ("program", "run") and kind == "llm":
+            self.run_calls += 1
+            self.outbox += _llm_reply(self.on_task_llm, frame)
         elif self.state in ("load", "call") and kind == "llm":
             self.outbox += _llm_reply(self.on_llm, frame)
+        elif self.state == "program" and kind == "run_started":
+            self.run_started_at = time.monotonic()
+            self.deadline = self.run_started_at + self.timeout_s
+            self.state = "run"
+        elif self.state in ("program", "run") and kind == "run_finished":
+            self._run_finished(check_run_finished(frame), time.monotonic())
         elif self.state == "load" and kind == "loaded":
             loaded = frames.check_loaded(frame)
             self.outcome.loaded = loaded
@@ -192,7 +241,7 @@ class _Session:
             self.deadline = self.loaded_at + self.timeout_s
             if self.on_loaded is not None:
                 self.on_loaded(loaded)
-            if loaded_is_final(loaded):
+            if loaded_is_final(loaded) or not self.run_ok:
                 self.finished = True
         elif self.state == "call" and kind == "result":
             self.outcome.result = frames.check_result(frame)
@@ -200,6 +249,71 @@ class _Session:
             self.finished = True
         else:
             raise wire.ProtocolError("unexpected_frame")
+
+    # -- the run phase ----------------------------------------------------------
+
+    def _measured(self, duration_ms: float | None, task_now: dict | None) -> dict:
+        """The observation score() sees: the parent's clock and the task handler's usage."""
+        if self.task_before is None or task_now is None:
+            # A handler that does not count: only the requests served here are known.
+            return {
+                "duration_ms": duration_ms,
+                "cost_usd": None,
+                "model_calls": self.run_calls,
+                "input_tokens": None,
+                "output_tokens": None,
+            }
+        used = {key: task_now[key] - self.task_before[key] for key in task_now}
+        return {
+            "duration_ms": duration_ms,
+            "cost_usd": round(used["cost_usd"], 10),
+            "model_calls": used["model_calls"],
+            "input_tokens": used["input_tokens"],
+            "output_tokens": used["output_tokens"],
+        }
+
+    def _run_report(self, status: str, now: float, task_now: dict | None) -> dict:
+        started = self.run_started_at
+        return {
+            "status": status,
+            "duration_ms": None if started is None else (now - started) * 1000,
+            "usage": usage_delta(self.task_before, task_now),
+            "output_repr": None,
+            "problem": None,
+            "params": {},
+            "exception": None,
+            "traceback": [],
+        }
+
+    def _run_finished(self, frame: dict, now: float) -> None:
+        task_now = usage_now(self.on_task_llm)
+        run = self._run_report("ok", now, task_now)
+        if frame["outcome"] == "returned":
+            run["output_repr"] = frame["output_repr"][:OUTPUT_REPR_LIMIT]
+        else:
+            self.run_ok = False
+            run["status"] = "error"
+            run["problem"], run["params"] = frame["problem"], frame["params"]
+            run["exception"] = frame.get("exception")
+            run["traceback"] = frame.get("traceback", [])
+        observation = self._measured(run["duration_ms"], task_now)
+        self.outcome.run, self.outcome.observation = run, observation
+        self.outbox += wire.encode({"type": "measured", "observation": observation})
+        self.metric_before = usage_now(self.on_llm)
+        self.outcome.phase = self.state = "load"
+        # Loading metric.py gets the full time limit of its own.
+        self.deadline = now + self.timeout_s
+
+    def conclude(self) -> None:
+        """After the child ended: the run's report if it never finished, the metric's usage."""
+        now = time.monotonic()
+        if self.artifact and self.outcome.run is None:
+            status = "timeout" if self.outcome.failure == "timeout" else "error"
+            run = self._run_report(status, now, usage_now(self.on_task_llm))
+            run["problem"], run["params"] = self.outcome.failure, self.outcome.failure_params
+            self.outcome.run = run
+        if self.artifact:
+            self.outcome.metric_usage = usage_delta(self.metric_before, usage_now(self.on_llm))
 
     # -- the loop -------------------------------------------------------------
 
@@ -339,31 +453,41 @@ def _end(proc: subprocess.Popen, launch: sandbox.Launch) -> None:
         proc.wait(timeout=REAP_TIMEOUT_S)
 
 
-def child_limits(timeout_s: float, config: sandbox.SandboxConfig | None) -> dict:
+def child_limits(timeout_s: float, config: sandbox.SandboxConfig | None, windows: int = 2) -> dict:
     """job["limits"]: the sandbox's own, for a child that may load for timeout_s and
-    then call score() for timeout_s (the CPU limit is only a backstop to our clock)."""
+    then call score() for timeout_s (the CPU limit is only a backstop to our clock).
+    With an artifact there are four such windows (start, run, load, call)."""
     limits_for = getattr(sandbox, "limits_for", None)
     if limits_for is not None:
-        return limits_for(2 * timeout_s, config)
+        return limits_for(windows * timeout_s, config)
     return {"memory_mb": getattr(config or sandbox.SandboxConfig(), "memory_mb", 512)}
 
 
-def build_job(source: str, case: Case, limits: dict) -> bytes:
-    """The framed job; raises ValueError when the case is not JSON or too large."""
+def build_job(source: str, case: Case, limits: dict, artifact: dict | None = None) -> bytes:
+    """The framed job; raises ValueError when the case is not JSON or too large.
+
+    With an artifact (contract.artifacts.Artifact.to_job()) the run phase comes first
+    and the observation starts empty: the parent measures the run itself."""
     job = {
         "type": "job",
         "source": source,
         "filename": "metric.py",
         "case": case.to_job(),
         "limits": limits,
-        "observation": case.measured(),
+        "observation": case.measured() if artifact is None else _unmeasured(),
     }
+    if artifact is not None:
+        job["artifact"] = artifact
     try:
         return wire.encode(job, limit=wire.MAX_JOB_FRAME)
     except wire.ProtocolError:
         raise ValueError("job_too_large") from None
     except (TypeError, ValueError):
         raise ValueError("case_not_json") from None
+
+
+def _unmeasured() -> dict:
+    return dict.fromkeys(OBSERVATION_KEYS)
 
 
 def run_child(
@@ -374,26 +498,39 @@ def run_child(
     on_llm: LlmHandler | None = None,
     on_loaded: Callable[[dict], None] | None = None,
     sandbox_config: sandbox.SandboxConfig | None = None,
+    artifact: dict | None = None,
+    on_task_llm: LlmHandler | None = None,
 ) -> ChildOutcome:
     """Run score() of `source` on `case` in a new child; always returns, never leaves a process.
 
     on_llm answers the child's skynet.llm() requests (default: no_metric_model);
     on_loaded is called with the "loaded" frame as soon as it arrives. Raises
     ValueError for a case that cannot be sent, OSError when no child can start.
+    With `artifact` (Artifact.to_job()) the child runs it first and score() gets
+    its output; on_task_llm answers the run's llm() requests (default: no_task_model).
     """
-    job = build_job(source, case, child_limits(timeout_s, sandbox_config))
+    windows = 2 if artifact is None else 4
+    job = build_job(source, case, child_limits(timeout_s, sandbox_config, windows), artifact)
     parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         launch = sandbox.prepare(
             RUNTIME_DIR,
             CHILD_SCRIPT,
             [str(child_sock.fileno())],
-            timeout_s=2 * timeout_s,
+            timeout_s=windows * timeout_s,
             config=sandbox_config,
         )
         bwrap = getattr(launch, "mode", "") == "bwrap"
-        session = _Session(job, timeout_s, on_llm or default_llm, on_loaded, bwrap)
-        session.outcome.observation = case.measured()
+        session = _Session(
+            job,
+            timeout_s,
+            on_llm or default_llm,
+            on_loaded,
+            bwrap,
+            on_task_llm=on_task_llm,
+            artifact=artifact is not None,
+        )
+        session.outcome.observation = case.measured() if artifact is None else _unmeasured()
         with tempfile.TemporaryDirectory(prefix="skynet-check-") as workdir:
             proc = subprocess.Popen(
                 launch.argv,
@@ -415,6 +552,7 @@ def run_child(
                 for stream in (proc.stdout, proc.stderr):
                     if stream is not None:
                         stream.close()
+        session.conclude()
         session.outcome.layers = list(dict.fromkeys([*launch.layers, *session.outcome.layers]))
     finally:
         child_sock.close()

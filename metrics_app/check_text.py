@@ -50,6 +50,14 @@ LAYER_NAMES = {
 SKIP_REASONS = {
     "not_defined": _("The metric defines no REWARD_SPEC."),
     "not_static": _("Checked when the metric runs."),
+    "run_failed": _("Not reached: every run failed before metric.py was loaded."),
+}
+
+# How the artifact's run(artifact, input) went for a case, when the check runs one.
+RUN_STATUSES = {
+    "ok": _("Ran"),
+    "error": _("Error"),
+    "timeout": _("Timed out"),
 }
 
 SYNTAX_ERRORS = {
@@ -81,6 +89,7 @@ CRASHES = {
 }
 
 MODEL_ERRORS = {
+    "no_task_model": _("llm() was called in run, but no task model is selected."),
     "no_metric_model": _("llm() was called, but no metric model or reflection model is selected."),
     "handler_error": _("The model call failed: %(message)s"),
     "reply_too_large": _("The model's reply was too large to pass to the metric."),
@@ -128,6 +137,20 @@ PROBLEMS = {
         "count",
     ),
     "exception": _("score raised %(type)s: %(message)s"),
+    "run_error": _("run raised %(type)s: %(message)s"),
+    "run_model_error": _("An llm() call in run failed: %(message)s"),
+    "program_syntax_error": _(
+        "Syntax error in program.py at line %(line)s, column %(column)s: %(msg)s"
+    ),
+    "program_import_error": _("Importing program.py raised %(type)s: %(message)s"),
+    "no_run_function": _("program.py does not define a function named run."),
+    "template_syntax_error": _("The prompt template cannot be read: %(msg)s"),
+    "template_field_not_plain": _(
+        "The prompt template field %(field)s is not a plain name; use fields like {question}."
+    ),
+    "template_unknown_field": _(
+        "The prompt template uses the field %(field)s, but the case's input has none."
+    ),
     # The return-value reasons follow the docs' own table: "No. <why>."
     "not_a_pair": _("No. The return value is not a pair of a score and side info."),
     "score_not_number": _("No. The score is a %(type)s, not a number."),
@@ -201,6 +224,19 @@ CASES_ERRORS = {
         'Line %(line)s: observation "%(key)s" must be a number of 0 or more, or null.'
     ),
     "wrong_count": _("The cases file has %(count)s cases; the contract check needs %(expected)s."),
+}
+
+# A submitted artifact that cannot be run at all (checked before any case starts).
+ARTIFACT_ERRORS = {
+    "artifact_kind_unknown": _("Unknown artifact kind %(kind)s."),
+    "artifact_not_string": _("The artifact's %(field)s must be text."),
+    "artifact_too_large": _("The artifact is %(size)s bytes; the limit is %(limit)s bytes."),
+    "program_missing": _("A Python program artifact needs the program's source."),
+    "program_not_utf8": _("program.py is not UTF-8 text."),
+    "program_too_large": _("program.py is %(size)s bytes; the limit is %(limit)s bytes."),
+    "program_syntax_error": PROBLEMS["program_syntax_error"],
+    "template_syntax_error": PROBLEMS["template_syntax_error"],
+    "template_field_not_plain": PROBLEMS["template_field_not_plain"],
 }
 
 UNKNOWN = _("Unknown problem (%(code)s).")

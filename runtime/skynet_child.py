@@ -6,6 +6,13 @@ Frames sent, in order: "ready" (confinement layers, before any user code),
 requests, then "result". The process then ends with os._exit at once so no
 thread the metric started can keep it alive. The parent owns the clock: this
 side never times anything out.
+
+When the job carries an "artifact", the run phase comes first, right after
+"ready": the artifact runs on the case's input and what it returns becomes
+score()'s `output` (see skynet._artifact for its frames: "run_started",
+"run_finished", and the parent's "measured" reply). metric.py is then loaded
+as usual, even after a failed run (so its load stages are still reported),
+but score() is only called when the run returned.
 """
 
 from __future__ import annotations
@@ -21,7 +28,16 @@ import sys
 import time
 import types
 
-from skynet import _confine, _state, report, rewardspec, signature, tracebacks, wire
+from skynet import (
+    _artifact,
+    _confine,
+    _state,
+    report,
+    rewardspec,
+    signature,
+    tracebacks,
+    wire,
+)
 from skynet._model import ModelError
 from skynet.safe import safe_text, type_name
 
@@ -190,6 +206,11 @@ def run(sock: socket.socket) -> None:
     # feeds and U+2028, and traceback lines would point at the wrong text.
     lines = re.split(r"\r\n|\r|\n", source)
     _state.install(sock, job.get("observation"))
+    output = case.get("output")
+    ran = True
+    artifact = job.get("artifact")
+    if artifact is not None:
+        ran, output = _artifact.run_artifact(sock, artifact, case.get("input"))
 
     module, load_stage = load(source, lines)
     stages = {"load": load_stage, "signature": dict(_SKIPPED), "reward_spec": dict(_SKIPPED)}
@@ -206,14 +227,18 @@ def run(sock: socket.socket) -> None:
         "call_args": call_args,
         "has_reward_spec": has_reward_spec,
     }
-    # Sizes inside are bounded (capped messages, frames and problem lists).
-    wire.send(sock, loaded)
-    if call_args is None or stages["reward_spec"]["status"] == "failed":
+    # Sizes inside are bounded (capped messages, frames and problem lists). Under the
+    # lock: a thread the program or the metric started may be in llm() right now.
+    with _state.lock:
+        wire.send(sock, loaded)
+    if not ran or call_args is None or stages["reward_spec"]["status"] == "failed":
         return
-    args = (case.get("input"), case.get("output"), case.get("expected"))[:call_args]
+    args = (case.get("input"), output, case.get("expected"))[:call_args]
     result = call_score(module.__dict__["score"], args, lines)  # type: ignore[union-attr]
     _flush_streams()
-    sock.sendall(_encode_result(result))
+    frame = _encode_result(result)
+    with _state.lock:
+        sock.sendall(frame)
 
 
 def main(argv: list[str]) -> None:

@@ -110,4 +110,6 @@ MAKEMESSAGES_ARGS = [
     "--ignore=providers",
     "--ignore=static",
     "--ignore=docs",
+    "--ignore=dataset_files",
+    "--ignore=bench",
 ]

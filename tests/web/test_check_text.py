@@ -25,6 +25,8 @@ TABLES = {
     "hints": check_text.HINTS,
     "layers": check_text.LAYER_NAMES,
     "cases_errors": check_text.CASES_ERRORS,
+    "artifact_errors": check_text.ARTIFACT_ERRORS,
+    "run_statuses": check_text.RUN_STATUSES,
 }
 ROUTED_ELSEWHERE = {"syntax_error", "bad_signature", "crashed", "model_error"}
 

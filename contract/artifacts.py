@@ -1,0 +1,175 @@
+"""The user's artifact: what a check runs on each case's input before the metric.
+
+Two kinds:
+
+- "python": `source` is a program defining `run(artifact, input)`; the child
+  loads it as module "program" from "program.py" and calls
+  run(content, input). `content` is the artifact's text (the prompt or
+  configuration the program uses), passed as the first argument.
+- "prompt": `content` is a prompt template; the built-in run fills its
+  `{field}` placeholders with the input fields (plain names only, see
+  skynet.template) and returns the task model's answer to it.
+
+What run returns becomes score()'s `output`, in the same child, so it need not
+be JSON. Everything here is checked in the parent before any child starts;
+problems raise ArtifactError (a ValueError) with a code from ARTIFACT_ERRORS.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from contract.source import check_source
+from skynet import template
+from skynet._artifact import KINDS, RUN_PROBLEMS
+from skynet.wire import ProtocolError
+
+MAX_CONTENT_BYTES = 256 * 1024
+OUTPUT_REPR_LIMIT = 2048
+
+ARTIFACT_ERRORS = (
+    "artifact_kind_unknown",
+    "artifact_not_string",
+    "artifact_too_large",
+    "program_missing",
+    "program_not_utf8",
+    "program_too_large",
+    "program_syntax_error",
+    "template_syntax_error",
+    "template_field_not_plain",
+)
+RUN_STATUSES = ("ok", "error", "timeout")
+
+__all__ = ["ARTIFACT_ERRORS", "KINDS", "RUN_PROBLEMS", "Artifact", "ArtifactError"]
+
+
+class ArtifactError(ValueError):
+    """An artifact the check cannot run: `code` (ARTIFACT_ERRORS) and `params`."""
+
+    def __init__(self, code: str, params: dict | None = None) -> None:
+        super().__init__(code, params or {})
+        self.code = code
+        self.params = params or {}
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """kind "python" (source: the program, content: its artifact text) or "prompt"
+    (content: the template; source unused)."""
+
+    kind: str
+    source: str | bytes | None = None
+    content: str = ""
+
+    @classmethod
+    def python(cls, source: str | bytes, content: str = "") -> Artifact:
+        return cls("python", source, content)
+
+    @classmethod
+    def prompt(cls, template_text: str) -> Artifact:
+        return cls("prompt", None, template_text)
+
+    def to_job(self) -> dict:
+        """The job's "artifact" entry; raises ArtifactError when it cannot run."""
+        if self.kind not in KINDS:
+            raise ArtifactError("artifact_kind_unknown", {"kind": str(self.kind)[:200]})
+        if not isinstance(self.content, str):
+            raise ArtifactError("artifact_not_string", {"field": "content"})
+        size = len(self.content.encode("utf-8", "surrogatepass"))
+        if size > MAX_CONTENT_BYTES:
+            raise ArtifactError("artifact_too_large", {"size": size, "limit": MAX_CONTENT_BYTES})
+        if self.kind == "prompt":
+            try:
+                template.parse(self.content)
+            except template.TemplateError as exc:
+                raise ArtifactError(exc.code, exc.params) from None
+            return {"kind": "prompt", "content": self.content}
+        if self.source is None:
+            raise ArtifactError("program_missing")
+        if not isinstance(self.source, str | bytes):
+            raise ArtifactError("artifact_not_string", {"field": "source"})
+        checked = check_source(self.source)
+        if checked.problem is not None:
+            code = {"not_utf8": "program_not_utf8", "file_too_large": "program_too_large"}.get(
+                checked.problem, "program_syntax_error"
+            )
+            raise ArtifactError(code, checked.params)
+        return {"kind": "python", "content": self.content, "source": checked.text}
+
+
+# -- the run phase's frames, checked before the runner trusts them -------------
+
+
+def _require(condition: bool) -> None:
+    if not condition:
+        raise ProtocolError("bad_frame_shape")
+
+
+def _frames_list(value: object) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(f, dict)
+        and (f.get("line") is None or isinstance(f.get("line"), int))
+        and isinstance(f.get("function"), str)
+        and isinstance(f.get("text"), str)
+        for f in value
+    )
+
+
+def check_run_finished(frame: dict) -> dict:
+    outcome = frame.get("outcome")
+    if outcome == "returned":
+        _require(isinstance(frame.get("output_repr"), str))
+    elif outcome == "raised":
+        _require(frame.get("problem") in RUN_PROBLEMS)
+        _require(isinstance(frame.get("params"), dict))
+        _require(frame.get("exception") is None or isinstance(frame.get("exception"), dict))
+        _require(_frames_list(frame.get("traceback", [])))
+    else:
+        _require(False)
+    return frame
+
+
+# -- usage, per phase -----------------------------------------------------------
+
+USAGE_KEYS = ("model_calls", "input_tokens", "output_tokens", "cost_usd", "model_ms")
+
+
+def counts_usage(handler: object) -> bool:
+    return callable(getattr(handler, "usage", None))
+
+
+def usage_now(handler: object) -> dict | None:
+    """The handler's usage() so far as numbers (zeros when it made no call yet); None when
+    the handler does not count or its answer is not usable."""
+    usage = getattr(handler, "usage", None)
+    if not callable(usage):
+        return None
+    try:
+        value = usage()
+    except Exception:
+        return None
+    if value is None:
+        return dict.fromkeys(USAGE_KEYS, 0)
+    if not isinstance(value, dict):
+        return None
+    out = {}
+    for key in USAGE_KEYS:
+        number = value.get(key, 0)
+        if type(number) not in (int, float) or not math.isfinite(number) or number < 0:
+            return None
+        out[key] = number
+    return out
+
+
+def usage_delta(before: dict | None, after: dict | None) -> dict | None:
+    """What was used between two usage_now() readings, in CaseResult.usage's form: None
+    when nothing is known or no call was made."""
+    if before is None or after is None:
+        return None
+    delta = {key: after[key] - before[key] for key in USAGE_KEYS}
+    if delta["model_calls"] <= 0:
+        return None
+    delta["cost_usd"] = round(delta["cost_usd"], 10)
+    delta["model_ms"] = round(delta["model_ms"], 1)
+    return delta

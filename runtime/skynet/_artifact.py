@@ -1,0 +1,231 @@
+"""The child's run phase: run the user's artifact on the case's input, before score().
+
+Frames, in order (all on the channel, under _state.lock so that llm() calls
+from the program's own threads never interleave with them):
+
+    child  -> parent  {"type": "run_started"}             just before run() is called
+    child  -> parent  {"type": "llm", ...}                 the program's llm() calls
+    child  -> parent  {"type": "run_finished", ...}        run() returned or raised
+    parent -> child   {"type": "measured", "observation"}  the parent's measurements
+
+The parent routes llm() requests by the phase it tracks (run: the task model),
+times the run on its own clock between "run_started" and "run_finished", and
+answers "run_finished" with "measured": what skynet.observation() shows from
+then on. Nothing measured here is ever reported as a measurement.
+
+"run_finished" is {"outcome": "returned", "output_repr"} or {"outcome":
+"raised", "problem", "params", "exception", "traceback"} with problem one of
+RUN_PROBLEMS. A "python" artifact is program source loaded as module "program"
+from "program.py" (tracebacks keep its own line numbers) and called as
+run(content, input); a "prompt" artifact is a template filled with the input
+fields and sent to the task model with llm().
+"""
+
+from __future__ import annotations
+
+import copy
+import linecache
+import re
+import sys
+import traceback
+import types
+
+from skynet import _state, template, wire
+from skynet._model import ModelError, llm
+from skynet.safe import NAME_LIMIT, clip, safe_message, safe_repr, safe_text, type_name
+
+PROGRAM_FILENAME = "program.py"
+KINDS = ("python", "prompt")
+RUN_PROBLEMS = (
+    "run_error",
+    "run_model_error",
+    "program_syntax_error",
+    "program_import_error",
+    "no_run_function",
+    *template.CODES,
+)
+HEAD_FRAMES = 10
+TAIL_FRAMES = 30
+TEXT_LIMIT = 200
+
+# Bound at import: the program may monkeypatch the modules they come from.
+_encode = wire.encode
+_recv = wire.recv
+_install = _state.install
+_lock = _state.lock
+
+
+def program_frames(tb: types.TracebackType | None, lines: list[str]) -> tuple[list[dict], int]:
+    """([{"line", "function", "text"}], omitted) for program.py frames, outermost first."""
+    frames = []
+    for frame, lineno in traceback.walk_tb(tb):
+        code = frame.f_code
+        if code.co_filename != PROGRAM_FILENAME:
+            continue
+        text = ""
+        if lineno is not None and 1 <= lineno <= len(lines):
+            text = clip(lines[lineno - 1].strip(), TEXT_LIMIT)
+        frames.append({"line": lineno, "function": clip(code.co_name, NAME_LIMIT), "text": text})
+    omitted = 0
+    if len(frames) > HEAD_FRAMES + TAIL_FRAMES:
+        omitted = len(frames) - HEAD_FRAMES - TAIL_FRAMES
+        frames = frames[:HEAD_FRAMES] + frames[-TAIL_FRAMES:]
+    return frames, omitted
+
+
+def _describe(exc: BaseException, lines: list[str]) -> dict:
+    try:
+        frames, omitted = program_frames(exc.__traceback__, lines)
+    except Exception:  # a broken traceback must not lose the exception itself
+        frames, omitted = [], 0
+    return {
+        "exception": {
+            "type": type_name(exc),
+            "message": safe_message(exc),
+            "omitted_frames": omitted,
+        },
+        "traceback": frames,
+    }
+
+
+def _attribute(obj: object, name: str) -> object:
+    try:
+        return getattr(obj, name, "")
+    except BaseException:  # noqa: B036 - a subclass's property may raise anything
+        return ""
+
+
+def _raised(exc: BaseException, lines: list[str], problem: str = "run_error") -> dict:
+    """The run_finished frame of a failed run (or of a program that failed to load)."""
+    described = _describe(exc, lines)
+    if isinstance(exc, template.TemplateError):
+        problem, params = exc.code, dict(exc.params)
+    elif issubclass(type(exc), ModelError) and problem == "run_error":
+        problem = "run_model_error"
+        params = {
+            "code": safe_text(_attribute(exc, "code"), 200),
+            "message": safe_text(_attribute(exc, "message"), 2048),
+        }
+    else:
+        params = {k: described["exception"][k] for k in ("type", "message")}
+    return {
+        "type": "run_finished",
+        "outcome": "raised",
+        "problem": problem,
+        "params": params,
+        **described,
+    }
+
+
+def _failed(problem: str, params: dict) -> dict:
+    return {
+        "type": "run_finished",
+        "outcome": "raised",
+        "problem": problem,
+        "params": params,
+        "exception": None,
+        "traceback": [],
+    }
+
+
+def _send(sock: object, frame: dict) -> None:
+    with _lock:
+        sock.sendall(_encode(frame))  # type: ignore[attr-defined]
+
+
+def _load_program(source: str, lines: list[str]) -> tuple[object | None, dict | None]:
+    """(run function, None) or (None, the run_finished frame saying why not)."""
+    try:
+        code = compile(source, PROGRAM_FILENAME, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        params = {
+            "line": exc.lineno,
+            "column": exc.offset,
+            "msg": safe_text(exc.msg, 2048),
+            "reason": "syntax",
+        }
+        return None, _failed("program_syntax_error", params)
+    except (ValueError, RecursionError, MemoryError) as exc:
+        reason = "null_bytes" if isinstance(exc, ValueError) else "too_complex"
+        params = {"line": None, "column": None, "msg": "", "reason": reason}
+        return None, _failed("program_syntax_error", params)
+    module = types.ModuleType("program")
+    module.__file__ = PROGRAM_FILENAME
+    sys.modules["program"] = module
+    linecache.cache[PROGRAM_FILENAME] = (
+        len(source),
+        None,
+        [line + "\n" for line in lines],
+        PROGRAM_FILENAME,
+    )
+    try:
+        exec(code, module.__dict__)
+    except BaseException as exc:  # noqa: B036 - SystemExit & co. are the program's errors too
+        return None, _raised(exc, lines, "program_import_error")
+    run = module.__dict__.get("run")
+    if not callable(run):
+        params = {} if "run" not in module.__dict__ else {"type": type_name(run)}
+        return None, _failed("no_run_function", params)
+    return run, None
+
+
+def _prompt_run(content: str, input: object) -> str:
+    """The built-in run of a "prompt" artifact: fill the template, ask the task model."""
+    return llm(template.fill(content, input if isinstance(input, dict) else {}))
+
+
+def run_artifact(sock: object, artifact: dict, input: object) -> tuple[bool, object]:
+    """Run the artifact on a copy of `input`; (ran fine, output). Installs the parent's
+    measurements (the "measured" reply) before returning either way."""
+    kind = artifact.get("kind")
+    content = artifact.get("content") or ""
+    lines: list[str] = []
+    run = None
+    finished: dict | None = None
+    if kind == "python":
+        source = artifact.get("source") or ""
+        # Python's own line breaks only, as for metric.py.
+        lines = re.split(r"\r\n|\r|\n", source)
+        run, finished = _load_program(source, lines)
+    elif kind == "prompt":
+        try:
+            template.parse(content)
+            run = _prompt_run
+        except template.TemplateError as exc:
+            finished = _failed(exc.code, dict(exc.params))
+    else:
+        finished = _failed("run_error", {"type": "ValueError", "message": "unknown kind"})
+
+    output: object = None
+    if finished is None:
+        _send(sock, {"type": "run_started"})
+        try:
+            output = run(content, copy.deepcopy(input))  # type: ignore[misc]
+        except BaseException as exc:  # noqa: B036 - SystemExit, KeyboardInterrupt... are reported
+            finished = _raised(exc, lines)
+        else:
+            finished = {
+                "type": "run_finished",
+                "outcome": "returned",
+                "output_repr": safe_repr(output),
+            }
+    _flush()
+    with _lock:
+        try:
+            frame = _encode(finished)
+        except (wire.ProtocolError, ValueError, TypeError):
+            frame = _encode({**finished, "traceback": [], "params": {}})
+        sock.sendall(frame)  # type: ignore[attr-defined]
+        reply = _recv(sock)  # type: ignore[arg-type]
+    if reply is None or reply.get("type") != "measured":
+        raise wire.ProtocolError("no_measurements")
+    _install(sock, reply.get("observation"))
+    return finished["outcome"] == "returned", output
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()  # type: ignore[union-attr]
+        except BaseException:  # noqa: B036 - a closed or replaced stream is the program's business
+            pass
