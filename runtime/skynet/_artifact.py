@@ -27,12 +27,11 @@ import copy
 import linecache
 import re
 import sys
-import traceback
 import types
 
-from skynet import _state, template, wire
+from skynet import _state, template, tracebacks, wire
 from skynet._model import ModelError, llm
-from skynet.safe import NAME_LIMIT, clip, safe_message, safe_repr, safe_text, type_name
+from skynet.safe import safe_repr, safe_text, type_name
 
 PROGRAM_FILENAME = "program.py"
 KINDS = ("python", "prompt")
@@ -44,48 +43,12 @@ RUN_PROBLEMS = (
     "no_run_function",
     *template.CODES,
 )
-HEAD_FRAMES = 10
-TAIL_FRAMES = 30
-TEXT_LIMIT = 200
 
 # Bound at import: the program may monkeypatch the modules they come from.
 _encode = wire.encode
 _recv = wire.recv
 _install = _state.install
 _lock = _state.lock
-
-
-def program_frames(tb: types.TracebackType | None, lines: list[str]) -> tuple[list[dict], int]:
-    """([{"line", "function", "text"}], omitted) for program.py frames, outermost first."""
-    frames = []
-    for frame, lineno in traceback.walk_tb(tb):
-        code = frame.f_code
-        if code.co_filename != PROGRAM_FILENAME:
-            continue
-        text = ""
-        if lineno is not None and 1 <= lineno <= len(lines):
-            text = clip(lines[lineno - 1].strip(), TEXT_LIMIT)
-        frames.append({"line": lineno, "function": clip(code.co_name, NAME_LIMIT), "text": text})
-    omitted = 0
-    if len(frames) > HEAD_FRAMES + TAIL_FRAMES:
-        omitted = len(frames) - HEAD_FRAMES - TAIL_FRAMES
-        frames = frames[:HEAD_FRAMES] + frames[-TAIL_FRAMES:]
-    return frames, omitted
-
-
-def _describe(exc: BaseException, lines: list[str]) -> dict:
-    try:
-        frames, omitted = program_frames(exc.__traceback__, lines)
-    except Exception:  # a broken traceback must not lose the exception itself
-        frames, omitted = [], 0
-    return {
-        "exception": {
-            "type": type_name(exc),
-            "message": safe_message(exc),
-            "omitted_frames": omitted,
-        },
-        "traceback": frames,
-    }
 
 
 def _attribute(obj: object, name: str) -> object:
@@ -97,7 +60,7 @@ def _attribute(obj: object, name: str) -> object:
 
 def _raised(exc: BaseException, lines: list[str], problem: str = "run_error") -> dict:
     """The run_finished frame of a failed run (or of a program that failed to load)."""
-    described = _describe(exc, lines)
+    described = tracebacks.describe(exc, lines, PROGRAM_FILENAME)
     if isinstance(exc, template.TemplateError):
         problem, params = exc.code, dict(exc.params)
     elif issubclass(type(exc), ModelError) and problem == "run_error":

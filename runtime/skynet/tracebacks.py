@@ -17,8 +17,11 @@ TAIL_FRAMES = 30
 TEXT_LIMIT = 200
 
 
-def metric_frames(tb: TracebackType | None, source_lines: list[str]) -> tuple[list[dict], int]:
-    """([{"line", "function", "text"}], omitted) for metric.py frames, outermost first.
+def metric_frames(
+    tb: TracebackType | None, source_lines: list[str], filename: str = FILENAME
+) -> tuple[list[dict], int]:
+    """([{"line", "function", "text"}], omitted) for the user file's frames (metric.py,
+    or program.py for an artifact), outermost first.
 
     Deep recursion keeps the first HEAD_FRAMES and last TAIL_FRAMES frames and
     counts the rest in `omitted`, keeping the report small.
@@ -26,7 +29,7 @@ def metric_frames(tb: TracebackType | None, source_lines: list[str]) -> tuple[li
     frames = []
     for frame, lineno in traceback.walk_tb(tb):
         code = frame.f_code
-        if code.co_filename != FILENAME:
+        if code.co_filename != filename:
             continue
         text = ""
         if lineno is not None and 1 <= lineno <= len(source_lines):
@@ -39,10 +42,10 @@ def metric_frames(tb: TracebackType | None, source_lines: list[str]) -> tuple[li
     return frames, omitted
 
 
-def describe(exc: BaseException, source_lines: list[str]) -> dict:
+def describe(exc: BaseException, source_lines: list[str], filename: str = FILENAME) -> dict:
     """{"exception": {"type", "message", "omitted_frames"}, "traceback": [...]}."""
     try:
-        frames, omitted = metric_frames(exc.__traceback__, source_lines)
+        frames, omitted = metric_frames(exc.__traceback__, source_lines, filename)
     except Exception:  # a broken traceback must not lose the exception itself
         frames, omitted = [], 0
     return {
