@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -99,6 +100,14 @@ class Check(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in self.FINAL
+
+    @property
+    def poll_delay_ms(self) -> int:
+        """How long the live panel waits before asking again: every second while a
+        check is young, backing off to every 5 s for one that waits or runs long, so
+        a busy queue is not also a flood of polls."""
+        age = (timezone.now() - self.created_at).total_seconds() if self.created_at else 0
+        return int(min(5.0, 1.0 + max(0.0, age - 10.0) / 10.0) * 1000)
 
 
 class FeedbackReview(models.Model):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 
@@ -127,7 +128,7 @@ def test_running_saves_then_queues_a_check_on_commit(
     body = response.content.decode()
     assert "Contract check queued" in body
     assert f'hx-get="/en/checks/{check.pk}/?partial=panel"' in body
-    assert 'hx-trigger="every 1s"' in body
+    assert 'hx-trigger="load delay:1000ms"' in body
 
 
 def test_running_without_javascript_redirects_to_the_result(owner_client, metric):
@@ -152,7 +153,11 @@ def test_the_live_partial_polls_until_the_check_is_final(owner_client, owner, me
     url = f"/en/checks/{check.pk}/?partial=panel"
     running = owner_client.get(url, **HTMX)
     assert running.status_code == 200
-    assert 'hx-trigger="every 1s"' in running.content.decode()
+    assert 'hx-trigger="load delay:1000ms"' in running.content.decode()
+    # A check that has waited long is asked about less often.
+    Check.objects.filter(pk=check.pk).update(created_at=check.created_at - timedelta(minutes=2))
+    slow = owner_client.get(url, **HTMX).content.decode()
+    assert 'hx-trigger="load delay:5000ms"' in slow
     _finish(check)
     final = owner_client.get(url, **HTMX)
     assert final.status_code == 286  # htmx stops polling
