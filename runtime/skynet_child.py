@@ -32,6 +32,7 @@ from skynet import (
     _artifact,
     _confine,
     _state,
+    compiling,
     report,
     rewardspec,
     signature,
@@ -61,22 +62,8 @@ _SKIPPED = {"status": "skipped", "problem": None, "params": {}, "problems": []}
 
 
 def _compile(source: str) -> tuple[types.CodeType | None, dict]:
-    try:
-        # dont_inherit: this file's `from __future__` imports must not leak into metric.py.
-        return compile(source, FILENAME, "exec", dont_inherit=True), _stage()
-    except SyntaxError as exc:
-        params = {
-            "line": exc.lineno,
-            "column": exc.offset,
-            "msg": safe_text(exc.msg, 2048),
-            "reason": "syntax",
-        }
-        return None, _stage("syntax_error", params)
-    except (ValueError, RecursionError, MemoryError) as exc:
-        # ValueError: null bytes (Python 3.11); the others: nesting too deep to compile.
-        reason = "null_bytes" if isinstance(exc, ValueError) else "too_complex"
-        params = {"line": None, "column": None, "msg": "", "reason": reason}
-        return None, _stage("syntax_error", params)
+    code, problem = compiling.compile_user_code(source, FILENAME)
+    return code, (_stage() if problem is None else _stage("syntax_error", problem))
 
 
 def load(source: str, lines: list[str]) -> tuple[types.ModuleType | None, dict]:

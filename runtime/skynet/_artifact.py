@@ -29,7 +29,7 @@ import re
 import sys
 import types
 
-from skynet import _state, template, tracebacks, wire
+from skynet import _state, compiling, template, tracebacks, wire
 from skynet._model import ModelError, llm
 from skynet.safe import safe_repr, safe_text, type_name
 
@@ -98,20 +98,9 @@ def _send(sock: object, frame: dict) -> None:
 
 def _load_program(source: str, lines: list[str]) -> tuple[object | None, dict | None]:
     """(run function, None) or (None, the run_finished frame saying why not)."""
-    try:
-        code = compile(source, PROGRAM_FILENAME, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        params = {
-            "line": exc.lineno,
-            "column": exc.offset,
-            "msg": safe_text(exc.msg, 2048),
-            "reason": "syntax",
-        }
-        return None, _failed("program_syntax_error", params)
-    except (ValueError, RecursionError, MemoryError) as exc:
-        reason = "null_bytes" if isinstance(exc, ValueError) else "too_complex"
-        params = {"line": None, "column": None, "msg": "", "reason": reason}
-        return None, _failed("program_syntax_error", params)
+    code, problem = compiling.compile_user_code(source, PROGRAM_FILENAME)
+    if code is None:
+        return None, _failed("program_syntax_error", problem)
     module = types.ModuleType("program")
     module.__file__ = PROGRAM_FILENAME
     sys.modules["program"] = module
