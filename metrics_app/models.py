@@ -74,6 +74,12 @@ class Check(models.Model):
     # The model choices as they were when the check started (catalogue ids).
     reflection_model = models.CharField(max_length=120, blank=True, default="")
     metric_model = models.CharField(max_length=120, blank=True, default="")
+    # A check started by the submit wizard also runs the artifact on each case
+    # ({"kind", "source", "content"}, see contract.artifacts) with the task model, and
+    # records what it checked (submissions.services.fingerprint).
+    artifact = models.JSONField(null=True, blank=True)
+    task_model = models.CharField(max_length=120, blank=True, default="")
+    fingerprint = models.CharField(max_length=64, blank=True, default="")
     language = models.CharField(max_length=8, default="en")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     # Set when the check could not run to its end (for example "worker_lost").

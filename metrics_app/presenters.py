@@ -25,6 +25,10 @@ def _ms(value: float | None) -> str:
     return _("%(ms)s ms") % {"ms": f"{value:.0f}" if value >= 10 else f"{value:.1f}"}
 
 
+def _usd(cost: float | None) -> str:
+    return "—" if cost is None else f"${cost:.6f}".rstrip("0").rstrip(".")
+
+
 def present(check: Check | None) -> dict | None:
     if check is None or not check.result:
         return None
@@ -36,7 +40,21 @@ def present(check: Check | None) -> dict | None:
         given = inputs[case["index"]] if case["index"] < len(inputs) else {}
         usage = case.get("usage") or {}
         case["input_json"] = _json(given.get("input"))
-        case["output_json"] = _json(given.get("output"))
+        run = case.get("run")
+        if run:
+            # A wizard check: the output is what the artifact's run returned (its repr),
+            # measured by the parent.
+            case["output_json"] = run.get("output_repr") or ""
+            case["run_label"] = str(check_text.RUN_STATUSES.get(run.get("status"), ""))
+            # A failed run is the case's error; its traceback is program.py's.
+            case["in_program"] = run.get("status") != "ok" and case.get("problem") == run.get(
+                "problem"
+            )
+            case["run_duration_text"] = _ms(run.get("duration_ms"))
+            run_cost = (run.get("usage") or {}).get("cost_usd")
+            case["run_cost_text"] = _usd(run_cost)
+        else:
+            case["output_json"] = _json(given.get("output"))
         case["expected_json"] = _json(given.get("expected"))
         case["score_text"] = (
             "" if case["score"] is None else check_text.format_number(case["score"])
@@ -48,7 +66,7 @@ def present(check: Check | None) -> dict | None:
         case["duration_text"] = _ms(case.get("duration_ms"))
         case["model_calls_text"] = str(usage.get("model_calls") or 0)
         cost = usage.get("cost_usd")
-        case["cost_text"] = "—" if cost is None else f"${cost:.6f}".rstrip("0").rstrip(".")
+        case["cost_text"] = _usd(cost)
     rendered["advice"] = str(check_text.HINT_ADVICE)
     rendered["feedback_examples"] = check_text.feedback_examples()
     return rendered

@@ -86,7 +86,7 @@ def metric_restore(metric: Metric, version: MetricVersion) -> MetricVersion:
     return restored
 
 
-def _check_allowed(owner: AbstractBaseUser) -> None:
+def check_allowed(owner: AbstractBaseUser) -> None:
     recent = Check.objects.filter(
         owner=owner, created_at__gte=timezone.now() - timedelta(minutes=1)
     ).count()
@@ -109,6 +109,9 @@ def check_create(
     language: str = "en",
     reflection_model: str = "",
     metric_model: str = "",
+    artifact: dict | None = None,
+    task_model: str = "",
+    fingerprint: str = "",
 ) -> Check:
     """Create a queued check and hand it to the worker once the row is committed.
 
@@ -126,6 +129,9 @@ def check_create(
         language=language,
         reflection_model=reflection_model,
         metric_model=metric_model,
+        artifact=artifact,
+        task_model=task_model,
+        fingerprint=fingerprint,
         enqueued_at=timezone.now(),
     )
     # robust: with the broker down the request still succeeds; the row stays queued
@@ -140,7 +146,7 @@ def check_start_for_metric(
 ) -> Check:
     """Check a saved version on the metric's own cases, within the user's limits."""
     metric.refresh_from_db()  # the cases and time limit as last saved
-    _check_allowed(metric.owner)
+    check_allowed(metric.owner)
     return check_create(
         owner=metric.owner,
         source=version.source,
@@ -185,6 +191,7 @@ def check_execute(check_id: int) -> None:
         )
 
     gateway, llm_for_case = _model_gateway(check)
+    task_gateway, task_llm_for_case = _task_gateway(check)
     heartbeat = Heartbeat(check_id)
     heartbeat.start()
     try:
@@ -195,6 +202,8 @@ def check_execute(check_id: int) -> None:
             on_progress=save_progress,
             sandbox_config=sandboxing.config(),
             llm_for_case=llm_for_case,
+            artifact=_artifact(check),
+            task_llm_for_case=task_llm_for_case,
         )
     except BaseException as exc:
         # Whatever stopped the check (a bug, Celery's soft time limit, a shutdown), the
@@ -207,8 +216,9 @@ def check_execute(check_id: int) -> None:
         raise
     finally:
         heartbeat.stop()
-        if gateway is not None:
-            gateway.close()
+        for used in (gateway, task_gateway):
+            if used is not None:
+                used.close()
     Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
         status=Check.Status.PASSED if result.passed else Check.Status.FAILED,
         result=result.to_dict(),
@@ -239,6 +249,43 @@ def _model_gateway(check: Check):
         return None, lambda index: handler
     if gateway is None:
         return None, None
+    return gateway, gateway.for_case
+
+
+def _artifact(check: Check):
+    """The artifact a wizard check runs before the metric; None for a playground check.
+
+    A DSPy program is checked as what the docs say every kind yields: the value its
+    run(artifact, input) returns."""
+    from contract.artifacts import Artifact
+
+    if not check.artifact:
+        return None
+    kind = check.artifact.get("kind")
+    if kind in ("python", "dspy"):
+        return Artifact.python(
+            check.artifact.get("source") or "", check.artifact.get("content", "")
+        )
+    return Artifact(kind, None, check.artifact.get("content", ""))
+
+
+def _task_gateway(check: Check):
+    """The task model for the artifact's llm() calls; a choice that stopped being usable
+    reaches the run as a model error saying so."""
+    from providers.catalogue import ModelChoiceError
+    from providers.gateway import ModelGateway, refusing_handler
+
+    if not check.artifact or not check.task_model:
+        return None, None
+    found = model_choices.catalogue()
+    try:
+        model = found.resolve(check.task_model)
+    except ModelChoiceError as exc:
+        handler = refusing_handler(exc.code, exc.message)
+        return None, lambda index: handler
+    gateway = ModelGateway(
+        model, env=found.env, limits=model_choices.limits(), timeout_s=settings.MODEL_TIMEOUT_S
+    )
     return gateway, gateway.for_case
 
 
@@ -347,7 +394,7 @@ def review_request(check: Check, case_index: int, *, language: str = "en") -> Fe
     cases = (check.result or {}).get("cases", [])
     if not check.is_final or case_index >= len(cases) or cases[case_index].get("feedback") is None:
         raise ReviewRefused("not_reviewable")
-    _check_allowed(check.owner)
+    check_allowed(check.owner)
     review = FeedbackReview.objects.create(
         contract_check=check, case_index=case_index, model=model, language=language
     )

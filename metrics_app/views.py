@@ -178,7 +178,8 @@ def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
         if check.is_final:
             # 286 tells htmx to stop polling; the final panel replaces the live one.
             stop = HttpResponseStopPolling(response.content)
-            return stop
+            # The submit wizard's gate listens for this to open or stay shut.
+            return trigger_client_event(stop, "skynet:check-final", {"check": check.pk})
         return response
     return render(request, "metrics_app/check.html", context)
 

@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "axes",
     "template_partials",
     "metrics_app",
+    "submissions",
     "docs_site",
 ]
 

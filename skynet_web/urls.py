@@ -17,5 +17,6 @@ urlpatterns = [
 urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
     path("accounts/", include("metrics_app.account_urls")),
+    path("", include("submissions.urls")),
     path("", include("metrics_app.urls")),
 )

@@ -78,16 +78,49 @@ def _database_url(settings_dict: dict) -> str:
 
 
 @pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker, broker, redis_url):
+def session_provider(tmp_path_factory):
+    """A fake model provider on 127.0.0.1 for the whole session, and a catalogue file
+    whose models point at it: what the test worker's llm() calls reach."""
+    from tests.providers.conftest import OPENAI_KEY, TEST_CATALOGUE
+    from tests.providers.fakes import FakeProvider
+
+    server = FakeProvider(openai_key=OPENAI_KEY).start()
+    path = tmp_path_factory.mktemp("models") / "catalogue.toml"
+    path.write_text(TEST_CATALOGUE.replace("{base}", server.url))
+    server.catalogue_path = str(path)
+    server.env = {"OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": f"{server.url}/v1"}
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def session_models(session_provider, settings, monkeypatch):
+    """This process uses the session provider's catalogue too (the test worker does)."""
+    from metrics_app import model_choices
+
+    settings.MODEL_CATALOGUE = session_provider.catalogue_path
+    for name, value in session_provider.env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    model_choices.catalogue.cache_clear()
+    yield session_provider
+    model_choices.catalogue.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker, broker, redis_url, session_provider):
     """A real `celery worker` process on the test database and the test broker."""
     from django.db import connection
 
     env = {
         **os.environ,
+        **session_provider.env,
+        "SKYNET_MODEL_CATALOGUE": session_provider.catalogue_path,
         "REDIS_URL": redis_url,
         "DATABASE_URL": _database_url(connection.settings_dict),
         "DJANGO_SETTINGS_MODULE": "skynet_web.settings",
     }
+    env.pop("ANTHROPIC_API_KEY", None)
     log_path = ROOT / "var" / "test-worker.log"
     log_path.parent.mkdir(exist_ok=True)
     log = open(log_path, "wb")

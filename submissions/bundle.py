@@ -1,0 +1,96 @@
+"""The run bundle: a zip of everything a run uses, to keep with its results.
+
+metric.py            the exact metric the run uses
+run.json             the run configuration
+dataset.csv|.jsonl   the dataset, byte for byte as uploaded
+check-report.json    the contract check that passed, as stored
+prompt.txt           a prompt template's text, or
+program.py           a program's source (and artifact.txt, its artifact text)
+dspy_metric.py       score() adapted to DSPy GEPA's metric call
+skynet/              the helper package metric.py and dspy_metric.py import
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+from django.conf import settings
+
+from metrics_app.models import Check
+from submissions.models import Dataset
+
+# The helper package the bundle carries: what `from skynet import ...` in metric.py
+# and the DSPy adapter need. The child's private modules stay out.
+RUNTIME_FILES = (
+    "__init__.py",
+    "_model.py",
+    "_reward.py",
+    "_state.py",
+    "dspy_adapter.py",
+    "returns.py",
+    "rewardspec.py",
+    "safe.py",
+    "signature.py",
+    "wire.py",
+)
+
+DSPY_METRIC = '''"""score() from metric.py as a DSPy GEPA metric: metric(gold, pred, trace, pred_name, pred_trace).
+
+    import dspy
+    from dspy_metric import metric
+    optimizer = dspy.GEPA(metric=metric, reflection_lm=...)
+
+Inputs and expected values are the dataset's columns as this run marked them.
+"""
+
+from metric import score
+from skynet.dspy_adapter import as_dspy_metric
+
+INPUT_FIELDS = {inputs}
+OUTPUT_FIELDS = {outputs}
+
+metric = as_dspy_metric(score, input_fields=INPUT_FIELDS, output_fields=OUTPUT_FIELDS)
+'''
+
+
+def _runtime_dir() -> Path:
+    return Path(settings.BASE_DIR) / "runtime" / "skynet"
+
+
+def build(*, config: dict, metric_source: str, dataset: Dataset, check: Check) -> bytes:
+    columns = config["dataset"]["columns"]
+    inputs = [name for name, role in columns.items() if role == "input"]
+    outputs = [name for name, role in columns.items() if role == "output"]
+    artifact = config["artifact"]
+    report = {
+        "check": check.pk,
+        "status": check.status,
+        "fingerprint": check.fingerprint,
+        "created_at": check.created_at.isoformat() if check.created_at else None,
+        "finished_at": check.finished_at.isoformat() if check.finished_at else None,
+        "cases": check.cases,
+        "result": check.result,
+    }
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("metric.py", metric_source)
+        archive.writestr("run.json", json.dumps(config, ensure_ascii=False, indent=2) + "\n")
+        archive.writestr(f"dataset.{dataset.format}", bytes(dataset.raw))
+        archive.writestr(
+            "check-report.json", json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+        )
+        if artifact["kind"] == "prompt":
+            archive.writestr("prompt.txt", artifact["content"])
+        else:
+            archive.writestr("program.py", artifact["program"] or "")
+            if artifact["content"]:
+                archive.writestr("artifact.txt", artifact["content"])
+        archive.writestr(
+            "dspy_metric.py", DSPY_METRIC.format(inputs=repr(inputs), outputs=repr(outputs))
+        )
+        for name in RUNTIME_FILES:
+            archive.write(_runtime_dir() / name, f"skynet/{name}")
+    return buffer.getvalue()

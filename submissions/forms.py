@@ -1,0 +1,296 @@
+"""One form a step. Each validates its own fields with the same rules the services
+apply when a later step reads them (submissions.services)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+import dataset_files
+from dataset_files import DatasetError
+from metrics_app import model_choices
+from metrics_app.forms import ModelSelect
+from metrics_app.models import MetricVersion
+from submissions import services, text
+from submissions.models import ArtifactKind, Dataset, Draft, Engine
+
+CODE = {"rows": 16, "spellcheck": "false", "class": "code"}
+# Which field a problem of the artifact step belongs to.
+CONTENT_CODES = {
+    "template_empty",
+    "template_syntax_error",
+    "template_field_not_plain",
+    "artifact_too_large",
+}
+MAX_BUDGET = 1_000_000
+
+
+class ArtifactForm(forms.Form):
+    artifact_kind = forms.ChoiceField(
+        label=_("Kind"), choices=ArtifactKind.choices, widget=forms.RadioSelect
+    )
+    artifact_content = forms.CharField(
+        label=_("Artifact"),
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={**CODE, "rows": 10}),
+        help_text=_(
+            "For a prompt template: the prompt, with {field} for each input field. For a "
+            "program: the text passed to run() as its first argument (optional)."
+        ),
+    )
+    program_source = forms.CharField(
+        label=_("program.py"),
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={**CODE, "data-skynet-editor": "", "aria-label": "program.py"}),
+        help_text=_(
+            "Python and DSPy programs: define run(artifact, input) and return the output. "
+            "Its llm() calls go to the task model."
+        ),
+    )
+
+    def clean(self):
+        data = super().clean()
+        kind = data.get("artifact_kind")
+        if kind is None:
+            return data
+        content = data.get("artifact_content", "").replace("\r\n", "\n")
+        source = data.get("program_source", "").replace("\r\n", "\n")
+        data["artifact_content"], data["program_source"] = content, source
+        problem = services.artifact_problem(kind, content, source)
+        if problem is not None:
+            field = "artifact_content" if problem.code in CONTENT_CODES else "program_source"
+            self.add_error(field, text.problem_message(problem.code, problem.params))
+        return data
+
+
+class UploadForm(forms.Form):
+    file = forms.FileField(
+        label=_("CSV or JSON Lines file"),
+        error_messages={"empty": _("The file is empty."), "required": _("Choose a file to upload.")},
+        widget=forms.ClearableFileInput(attrs={"accept": ".csv,.jsonl,.ndjson,.tsv,.txt"}),
+    )
+
+
+class DatasetForm(forms.Form):
+    """Column roles and splits; one role field a column, named by position."""
+
+    split_mode = forms.ChoiceField(
+        label=_("Splits"), choices=Draft.SplitMode.choices, widget=forms.RadioSelect
+    )
+    train_percent = forms.IntegerField(label=_("Train %"), min_value=0, max_value=100)
+    validation_percent = forms.IntegerField(label=_("Validation %"), min_value=0, max_value=100)
+    test_percent = forms.IntegerField(label=_("Test %"), min_value=0, max_value=100)
+    seed = forms.IntegerField(
+        label=_("Seed"),
+        min_value=-(2**63),
+        max_value=2**63 - 1,
+        help_text=_("The same seed gives the same splits."),
+    )
+    split_column = forms.ChoiceField(label=_("Split column"), required=False)
+
+    def __init__(self, *args, dataset: Dataset, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.dataset = dataset
+        self.role_names = []
+        for index, column in enumerate(dataset.columns):
+            name = f"role_{index}"
+            self.fields[name] = forms.ChoiceField(
+                label=column,
+                choices=[(role, text.ROLE_NAMES[role]) for role in dataset_files.ROLES],
+                widget=forms.Select(attrs={"data-column": column}),
+            )
+            self.role_names.append((name, column))
+        self.fields["split_column"].choices = [("", _("Choose a column"))] + [
+            (column, column) for column in dataset.columns
+        ]
+        self.splits: dict[str, list[int]] | None = None
+
+    @staticmethod
+    def initial_for(draft: Draft) -> dict:
+        initial = {
+            "split_mode": draft.split_mode,
+            "train_percent": draft.train_percent,
+            "validation_percent": draft.validation_percent,
+            "test_percent": draft.test_percent,
+            "seed": draft.seed,
+            "split_column": draft.split_column,
+        }
+        for index, column in enumerate(draft.dataset.columns if draft.dataset else []):
+            initial[f"role_{index}"] = draft.roles.get(column, "ignore")
+        return initial
+
+    def role_fields(self):
+        return [(self[name], column) for name, column in self.role_names]
+
+    def clean(self):
+        data = super().clean()
+        roles = {column: data[name] for name, column in self.role_names if name in data}
+        data["roles"] = roles
+        if len(roles) != len(self.role_names):
+            return data
+        try:
+            cases = dataset_files.build_cases(services.table_of(self.dataset), roles)
+        except DatasetError as exc:
+            raise forms.ValidationError(
+                text.dataset_message(exc.code, row=exc.row, column=exc.column, params=exc.params)
+            ) from None
+        mode = data.get("split_mode")
+        if mode == Draft.SplitMode.COLUMN:
+            if not data.get("split_column"):
+                self.add_error("split_column", _("Choose the column that names each row's split."))
+                return data
+            if roles.get(data["split_column"]) != "ignore":
+                self.add_error(
+                    "split_column",
+                    _(
+                        "Mark the split column as ignored, so it reaches neither input nor expected."
+                    ),
+                )
+                return data
+        elif mode == Draft.SplitMode.RATIO:
+            ratios = [
+                data.get(name) for name in ("train_percent", "validation_percent", "test_percent")
+            ]
+            if None in ratios or data.get("seed") is None:
+                return data
+            if sum(ratios) != 100 or ratios[0] == 0:
+                self.add_error("train_percent", text.dataset_message("bad_ratios"))
+                return data
+        else:
+            return data
+        try:
+            self.splits = services.split_rows(
+                self.dataset,
+                mode=mode,
+                ratios=tuple(
+                    data.get(name) or 0
+                    for name in ("train_percent", "validation_percent", "test_percent")
+                ),
+                seed=data.get("seed") or 0,
+                column=data.get("split_column", ""),
+            )
+            dataset_files.sample_cases(
+                self.splits, cases, services.SAMPLE_SIZE, seed=data.get("seed") or 0
+            )
+        except DatasetError as exc:
+            field = "split_column" if mode == Draft.SplitMode.COLUMN else None
+            message = text.dataset_message(
+                exc.code, row=exc.row, column=exc.column, params=exc.params
+            )
+            self.add_error(field, message)
+        return data
+
+    def values(self) -> dict:
+        data = self.cleaned_data
+        values = {
+            "roles": data["roles"],
+            "split_mode": data["split_mode"],
+            "split_column": data.get("split_column", "") if data["split_mode"] == "column" else "",
+        }
+        for name in ("train_percent", "validation_percent", "test_percent", "seed"):
+            values[name] = data[name]
+        return values
+
+
+class VersionChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: MetricVersion) -> str:
+        return _("%(name)s, version %(number)s") % {"name": obj.metric.name, "number": obj.number}
+
+
+class MetricForm(forms.Form):
+    metric_mode = forms.ChoiceField(
+        label=_("Metric"), choices=Draft.MetricMode.choices, widget=forms.RadioSelect
+    )
+    metric_version = VersionChoiceField(
+        label=_("Saved version"),
+        queryset=MetricVersion.objects.none(),
+        required=False,
+        empty_label=_("Choose a version"),
+    )
+    inline_source = forms.CharField(
+        label=_("metric.py"),
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={**CODE, "data-skynet-editor": "", "aria-label": "metric.py"}),
+    )
+
+    def __init__(self, *args, owner, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["metric_version"].queryset = (
+            MetricVersion.objects.filter(metric__owner=owner)
+            .select_related("metric")
+            .order_by("metric__name", "-number")
+        )
+
+    def clean(self):
+        data = super().clean()
+        mode = data.get("metric_mode")
+        if mode is None:
+            return data
+        data["inline_source"] = data.get("inline_source", "").replace("\r\n", "\n")
+        version = data.get("metric_version")
+        if mode == "saved":
+            source = version.source if version else None
+        else:
+            source = data["inline_source"]
+        problem = services.metric_problem(mode, source)
+        if problem is not None:
+            field = "metric_version" if mode == "saved" else "inline_source"
+            self.add_error(field, text.problem_message(problem.code, problem.params))
+        return data
+
+
+class ModelsForm(forms.Form):
+    task_model = forms.ChoiceField(label=_("Task model"), required=False)
+    reflection_model = forms.ChoiceField(label=_("Reflection model"), required=False)
+    metric_model = forms.ChoiceField(
+        label=_("Metric model"),
+        required=False,
+        help_text=_("Optional: the model behind llm() in your metric."),
+    )
+    engine = forms.ChoiceField(label=_("Engine"), choices=Engine.choices, widget=forms.RadioSelect)
+    budget = forms.IntegerField(
+        label=_("Budget (metric calls)"),
+        min_value=1,
+        max_value=MAX_BUDGET,
+        help_text=_("Each rollout runs the artifact once and calls your metric once."),
+    )
+
+    EMPTY = {
+        "task_model": _("Choose the task model"),
+        "reflection_model": _("Choose the reflection model"),
+        "metric_model": _("Same as the reflection model"),
+    }
+    REQUIRED = {
+        "task_model": "no_task_model",
+        "reflection_model": "no_reflection_model",
+    }
+
+    def __init__(self, *args, kind: str, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.kind = kind
+        options = model_choices.options()
+        self._unavailable = {o["id"]: o["key_env"] for o in options if not o["configured"]}
+        for name, empty in self.EMPTY.items():
+            field = self.fields[name]
+            field.choices = [("", empty), *((o["id"], o["label"]) for o in options)]
+            field.widget = ModelSelect(choices=field.choices, unavailable=self._unavailable)
+
+    def clean(self):
+        data = super().clean()
+        for name in self.EMPTY:
+            value = data.get(name, "")
+            if not value and name in self.REQUIRED:
+                self.add_error(name, text.problem_message(self.REQUIRED[name]))
+            elif value in self._unavailable:
+                self.add_error(
+                    name,
+                    _("%(model)s is not configured: set the environment variable %(variable)s.")
+                    % {"model": value, "variable": self._unavailable[value]},
+                )
+        engine = data.get("engine")
+        if engine and self.kind not in services.ENGINE_KINDS[Engine(engine)]:
+            self.add_error("engine", text.problem_message("engine_kind", {"engine": engine}))
+        return data

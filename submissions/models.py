@@ -1,0 +1,147 @@
+"""The submit wizard's draft, the datasets it uploads, and the runs it submits."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from metrics_app.models import Check, MetricVersion
+
+STEPS = ("artifact", "dataset", "metric", "models", "check", "review")
+
+
+class ArtifactKind(models.TextChoices):
+    PROMPT = "prompt", _("Prompt template")
+    PYTHON = "python", _("Python program")
+    DSPY = "dspy", _("DSPy program")
+
+
+class Engine(models.TextChoices):
+    AUTO = "auto", _("Auto")
+    GEPA = "gepa", _("GEPA")
+    DSPY_GEPA = "dspy_gepa", _("DSPy GEPA")
+
+
+class Dataset(models.Model):
+    """One uploaded file, exactly as uploaded, and what parsing it found. Immutable:
+    a new upload is a new row, so a submitted run keeps the file it was checked on."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="datasets"
+    )
+    filename = models.CharField(max_length=255)
+    raw = models.BinaryField()
+    sha256 = models.CharField(max_length=64)
+    format = models.CharField(max_length=8)  # "csv" | "jsonl"
+    encoding = models.CharField(max_length=40)
+    columns = models.JSONField(default=list)
+    rows = models.JSONField(default=list)
+    # Where each row sits in the file, so later errors can name the row.
+    row_numbers = models.JSONField(default=list)
+    warnings = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.filename
+
+    @property
+    def size(self) -> int:
+        return len(self.raw)
+
+
+class Draft(models.Model):
+    """A submission in progress, saved step by step on the server so it can be resumed."""
+
+    class SplitMode(models.TextChoices):
+        RATIO = "ratio", _("By ratio, with a seed")
+        COLUMN = "column", _("From a split column")
+
+    class MetricMode(models.TextChoices):
+        SAVED = "saved", _("A saved metric version")
+        INLINE = "inline", _("Write it here")
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts"
+    )
+    name = models.CharField(_("name"), max_length=120)
+    # 1. Artifact
+    artifact_kind = models.CharField(
+        max_length=10, choices=ArtifactKind.choices, default=ArtifactKind.PROMPT
+    )
+    artifact_content = models.TextField(blank=True, default="")
+    program_source = models.TextField(blank=True, default="")
+    # 2. Dataset
+    dataset = models.ForeignKey(
+        Dataset, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    roles = models.JSONField(default=dict, blank=True)
+    split_mode = models.CharField(max_length=8, choices=SplitMode.choices, default="ratio")
+    train_percent = models.PositiveSmallIntegerField(default=70)
+    validation_percent = models.PositiveSmallIntegerField(default=15)
+    test_percent = models.PositiveSmallIntegerField(default=15)
+    seed = models.BigIntegerField(default=0)
+    split_column = models.CharField(max_length=200, blank=True, default="")
+    # 3. Metric
+    metric_mode = models.CharField(max_length=8, choices=MetricMode.choices, default="saved")
+    metric_version = models.ForeignKey(
+        MetricVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    inline_source = models.TextField(blank=True, default="")
+    # 4. Models and engine (catalogue ids; an empty metric model means the reflection model)
+    task_model = models.CharField(max_length=120, blank=True, default="")
+    reflection_model = models.CharField(max_length=120, blank=True, default="")
+    metric_model = models.CharField(max_length=120, blank=True, default="")
+    engine = models.CharField(max_length=10, choices=Engine.choices, default=Engine.AUTO)
+    budget = models.PositiveIntegerField(default=500)
+    # 5. The latest contract check started from this draft (it may be stale: see
+    # services.check_state).
+    contract_check = models.ForeignKey(
+        Check, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # Input of a step that did not validate, kept so that Back never loses it.
+    unsaved = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def submitted(self) -> bool:
+        return hasattr(self, "run") and self.run is not None
+
+
+class Run(models.Model):
+    """A submitted optimization run: everything it uses, pinned when it was submitted."""
+
+    class Status(models.TextChoices):
+        # Waiting for the optimization service to take it.
+        QUEUED = "queued", _("Queued")
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs"
+    )
+    draft = models.OneToOneField(
+        Draft, on_delete=models.SET_NULL, null=True, blank=True, related_name="run"
+    )
+    name = models.CharField(max_length=120)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    # The run configuration as the bundle's run.json holds it.
+    config = models.JSONField()
+    metric_source = models.TextField()
+    metric_version = models.ForeignKey(
+        MetricVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="runs")
+    contract_check = models.ForeignKey(Check, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from submissions import views
+
+urlpatterns = [
+    path("submit/", views.draft_list, name="draft_list"),
+    path("submit/<int:pk>/upload/", views.dataset_upload, name="dataset_upload"),
+    path("submit/<int:pk>/check/run/", views.draft_check, name="draft_check"),
+    path("submit/<int:pk>/check/gate/", views.draft_gate, name="draft_gate"),
+    path("submit/<int:pk>/submit/", views.draft_submit, name="draft_submit"),
+    path("submit/<int:pk>/delete/", views.draft_delete, name="draft_delete"),
+    path("submit/<int:pk>/bundle.zip", views.draft_bundle, name="draft_bundle"),
+    path("submit/<int:pk>/<slug:step>/", views.draft_step, name="draft_step"),
+    path("runs/", views.run_list, name="run_list"),
+    path("runs/<int:pk>/", views.run_detail, name="run_detail"),
+    path("runs/<int:pk>/bundle.zip", views.run_bundle, name="run_bundle"),
+]
