@@ -7,7 +7,6 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 import dataset_files
-from dataset_files import DatasetError
 from metrics_app import model_choices
 from metrics_app.forms import ModelSelect
 from metrics_app.models import MetricVersion
@@ -23,6 +22,8 @@ CONTENT_CODES = {
     "artifact_too_large",
 }
 MAX_BUDGET = 1_000_000
+RATIO_FIELDS = ("train_percent", "validation_percent", "test_percent")
+SPLIT_COLUMN_CODES = {"unknown_split_value", "empty_split_value"}
 
 
 class ArtifactForm(forms.Form):
@@ -68,7 +69,10 @@ class ArtifactForm(forms.Form):
 class UploadForm(forms.Form):
     file = forms.FileField(
         label=_("CSV or JSON Lines file"),
-        error_messages={"empty": _("The file is empty."), "required": _("Choose a file to upload.")},
+        error_messages={
+            "empty": _("The file is empty."),
+            "required": _("Choose a file to upload."),
+        },
         widget=forms.ClearableFileInput(attrs={"accept": ".csv,.jsonl,.ndjson,.tsv,.txt"}),
     )
 
@@ -105,7 +109,7 @@ class DatasetForm(forms.Form):
         self.fields["split_column"].choices = [("", _("Choose a column"))] + [
             (column, column) for column in dataset.columns
         ]
-        self.splits: dict[str, list[int]] | None = None
+        self.facts: dict | None = None
 
     @staticmethod
     def initial_for(draft: Draft) -> dict:
@@ -130,13 +134,8 @@ class DatasetForm(forms.Form):
         data["roles"] = roles
         if len(roles) != len(self.role_names):
             return data
-        try:
-            cases = dataset_files.build_cases(services.table_of(self.dataset), roles)
-        except DatasetError as exc:
-            raise forms.ValidationError(
-                text.dataset_message(exc.code, row=exc.row, column=exc.column, params=exc.params)
-            ) from None
         mode = data.get("split_mode")
+        ratios = tuple(data.get(name) for name in RATIO_FIELDS)
         if mode == Draft.SplitMode.COLUMN:
             if not data.get("split_column"):
                 self.add_error("split_column", _("Choose the column that names each row's split."))
@@ -150,9 +149,6 @@ class DatasetForm(forms.Form):
                 )
                 return data
         elif mode == Draft.SplitMode.RATIO:
-            ratios = [
-                data.get(name) for name in ("train_percent", "validation_percent", "test_percent")
-            ]
             if None in ratios or data.get("seed") is None:
                 return data
             if sum(ratios) != 100 or ratios[0] == 0:
@@ -160,25 +156,25 @@ class DatasetForm(forms.Form):
                 return data
         else:
             return data
-        try:
-            self.splits = services.split_rows(
-                self.dataset,
-                mode=mode,
-                ratios=tuple(
-                    data.get(name) or 0
-                    for name in ("train_percent", "validation_percent", "test_percent")
-                ),
-                seed=data.get("seed") or 0,
-                column=data.get("split_column", ""),
-            )
-            dataset_files.sample_cases(
-                self.splits, cases, services.SAMPLE_SIZE, seed=data.get("seed") or 0
-            )
-        except DatasetError as exc:
-            field = "split_column" if mode == Draft.SplitMode.COLUMN else None
+        # Every row is read here once; the draft keeps what was found.
+        self.facts = services.compute_facts(
+            self.dataset,
+            roles=roles,
+            mode=mode,
+            ratios=tuple(value or 0 for value in ratios),
+            seed=data.get("seed") or 0,
+            column=data.get("split_column", "") if mode == Draft.SplitMode.COLUMN else "",
+        )
+        problem = self.facts["problem"]
+        if problem is not None:
+            params = dict(problem["params"])
             message = text.dataset_message(
-                exc.code, row=exc.row, column=exc.column, params=exc.params
+                problem["code"],
+                row=params.pop("row", None),
+                column=params.pop("column", None),
+                params=params,
             )
+            field = "split_column" if problem["code"] in SPLIT_COLUMN_CODES else None
             self.add_error(field, message)
         return data
 
@@ -187,7 +183,9 @@ class DatasetForm(forms.Form):
         values = {
             "roles": data["roles"],
             "split_mode": data["split_mode"],
-            "split_column": data.get("split_column", "") if data["split_mode"] == "column" else "",
+            "split_column": data.get("split_column", "")
+            if data["split_mode"] == Draft.SplitMode.COLUMN
+            else "",
         }
         for name in ("train_percent", "validation_percent", "test_percent", "seed"):
             values[name] = data[name]

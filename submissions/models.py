@@ -36,6 +36,9 @@ class Dataset(models.Model):
     format = models.CharField(max_length=8)  # "csv" | "jsonl"
     encoding = models.CharField(max_length=40)
     columns = models.JSONField(default=list)
+    row_count = models.PositiveIntegerField(default=0)
+    # The first rows, for the preview, so that showing it never loads every row.
+    preview = models.JSONField(default=list)
     rows = models.JSONField(default=list)
     # Where each row sits in the file, so later errors can name the row.
     row_numbers = models.JSONField(default=list)
@@ -82,6 +85,9 @@ class Draft(models.Model):
     test_percent = models.PositiveSmallIntegerField(default=15)
     seed = models.BigIntegerField(default=0)
     split_column = models.CharField(max_length=200, blank=True, default="")
+    # What the dataset settings above make of the dataset (problem, split counts, the
+    # check's sample), computed when they are saved; see services.dataset_facts.
+    dataset_facts = models.JSONField(default=dict, blank=True)
     # 3. Metric
     metric_mode = models.CharField(max_length=8, choices=MetricMode.choices, default="saved")
     metric_version = models.ForeignKey(

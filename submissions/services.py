@@ -29,6 +29,7 @@ from metrics_app.models import Check
 from submissions.models import STEPS, ArtifactKind, Dataset, Draft, Engine, Run
 
 SAMPLE_SIZE = 3
+PREVIEW_ROWS = 10
 # The engine Auto picks for each artifact kind (docs: Engines, Auto).
 AUTO_ENGINE = {
     ArtifactKind.PROMPT: Engine.GEPA,
@@ -71,11 +72,15 @@ def draft_create(*, owner: AbstractBaseUser) -> Draft:
     return Draft.objects.create(owner=owner, name=name)
 
 
-def draft_update(draft: Draft, step: str, values: dict) -> Draft:
-    """Save a step's validated values; whatever of it was kept unsaved is dropped."""
+def draft_update(draft: Draft, step: str, values: dict, *, facts: dict | None = None) -> Draft:
+    """Save a step's validated values; whatever of it was kept unsaved is dropped.
+
+    `facts`: the dataset facts the dataset step's form computed for these values."""
     for field, value in values.items():
         setattr(draft, field, value)
     draft.unsaved.pop(step, None)
+    if facts is not None:
+        draft.dataset_facts = facts
     draft.save()
     return draft
 
@@ -102,6 +107,8 @@ def dataset_upload(draft: Draft, *, filename: str, data: bytes) -> Dataset:
             format=table.format,
             encoding=table.encoding,
             columns=table.columns,
+            row_count=len(table.rows),
+            preview=table.rows[:PREVIEW_ROWS],
             rows=table.rows,
             row_numbers=table.row_numbers,
             warnings=table.warnings,
@@ -114,6 +121,7 @@ def dataset_upload(draft: Draft, *, filename: str, data: bytes) -> Dataset:
         else:
             draft.split_mode, draft.split_column = Draft.SplitMode.RATIO, ""
         draft.unsaved.pop("dataset", None)
+        draft.dataset_facts = compute_facts(dataset, **dataset_settings(draft))
         draft.save()
     return dataset
 
@@ -158,11 +166,76 @@ def split_rows(
         return dataset_files.split_by_column(table_of(dataset), column)
     train, validation, test = (value / 100 for value in ratios)
     return dataset_files.split_by_ratio(
-        len(dataset.rows), train=train, validation=validation, test=test, seed=seed
+        dataset.row_count, train=train, validation=validation, test=test, seed=seed
     )
 
 
+def dataset_settings(draft: Draft) -> dict:
+    """The draft's dataset step values, as compute_facts takes them."""
+    return {
+        "roles": draft.roles,
+        "mode": draft.split_mode,
+        "ratios": (draft.train_percent, draft.validation_percent, draft.test_percent),
+        "seed": draft.seed,
+        "column": draft.split_column,
+    }
+
+
+def _facts_key(dataset_id: int, settings: dict) -> str:
+    text = json.dumps([dataset_id, settings], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def compute_facts(
+    dataset: Dataset, *, roles: dict, mode: str, ratios: tuple, seed: int, column: str
+) -> dict:
+    """Everything the wizard needs to know about a dataset under these settings, read
+    from every row once: the first problem (or None), the split counts, and the
+    check's 3 sample cases. Stored on the draft, so pages never read every row."""
+    settings = {
+        "roles": roles,
+        "mode": mode,
+        "ratios": list(ratios),
+        "seed": seed,
+        "column": column,
+    }
+    facts: dict = {"key": _facts_key(dataset.pk, settings), "problem": None}
+    try:
+        cases = dataset_files.build_cases(table_of(dataset), roles)
+        splits = split_rows(dataset, mode=mode, ratios=ratios, seed=seed, column=column)
+        sample = dataset_files.sample_cases(splits, cases, SAMPLE_SIZE, seed=seed)
+    except DatasetError as exc:
+        facts["problem"] = {
+            "code": exc.code,
+            "params": {**exc.params, "row": exc.row, "column": exc.column},
+        }
+        return facts
+    facts["counts"] = dataset_files.counts(splits)
+    facts["sample"] = sample
+    facts["sample_cases"] = [cases[index] for index in sample]
+    facts["sample_rows"] = [
+        dataset.row_numbers[i] if dataset.row_numbers else i + 1 for i in sample
+    ]
+    return facts
+
+
+def dataset_facts(draft: Draft) -> dict | None:
+    """The stored facts when they belong to the draft's current settings, else fresh ones."""
+    if draft.dataset_id is None:
+        return None
+    settings = dataset_settings(draft)
+    stored = draft.dataset_facts or {}
+    key = _facts_key(draft.dataset_id, {**settings, "ratios": list(settings["ratios"])})
+    if stored.get("key") != key:
+        stored = compute_facts(draft.dataset, **settings)
+        draft.dataset_facts = stored
+        if draft.pk:
+            Draft.objects.filter(pk=draft.pk).update(dataset_facts=stored)
+    return stored
+
+
 def draft_splits(draft: Draft) -> dict[str, list[int]]:
+    """Row indices of each split (reads every row for a split column)."""
     assert draft.dataset is not None
     return split_rows(
         draft.dataset,
@@ -179,10 +252,13 @@ def draft_cases(draft: Draft) -> list[dict]:
 
 
 def sample_indices(draft: Draft) -> list[int]:
-    """The 3 train rows the contract check runs on (deterministic for the draft's seed)."""
-    return dataset_files.sample_cases(
-        draft_splits(draft), draft_cases(draft), SAMPLE_SIZE, seed=draft.seed
-    )
+    """The 3 train rows the contract check runs on (deterministic for the draft's seed);
+    DatasetError when the dataset step has a problem."""
+    facts = dataset_facts(draft)
+    if facts is None or facts["problem"] is not None:
+        problem = (facts or {}).get("problem") or {"code": "no_dataset", "params": {}}
+        raise DatasetError(problem["code"], params=problem["params"])
+    return facts["sample"]
 
 
 def artifact_of(kind: str, content: str, source: str) -> Artifact:
@@ -241,14 +317,11 @@ def _defines_run(source: str) -> bool:
 
 
 def dataset_problem(draft: Draft) -> Problem | None:
-    if draft.dataset is None:
+    facts = dataset_facts(draft)
+    if facts is None:
         return Problem("dataset", "no_dataset", {})
-    try:
-        cases = draft_cases(draft)
-        splits = draft_splits(draft)
-        dataset_files.sample_cases(splits, cases, SAMPLE_SIZE, seed=draft.seed)
-    except DatasetError as exc:
-        return Problem("dataset", exc.code, {**exc.params, "row": exc.row, "column": exc.column})
+    if facts["problem"] is not None:
+        return Problem("dataset", facts["problem"]["code"], facts["problem"]["params"])
     return None
 
 
@@ -313,7 +386,7 @@ def fingerprint(draft: Draft) -> str:
                 "source": draft.program_source if draft.artifact_kind != "prompt" else "",
             },
             "dataset": draft.dataset.sha256 if draft.dataset else None,
-            "roles": draft.roles,
+            "settings": (dataset_facts(draft) or {}).get("key"),
             "sample": sample_indices(draft) if draft.dataset else None,
             "metric": metric_source(draft),
             "models": [draft.task_model, draft.reflection_model, draft.metric_model],
@@ -342,8 +415,7 @@ def draft_check_start(draft: Draft, *, language: str = "en") -> Check:
 
     locked = Draft.objects.select_for_update().get(pk=draft.pk)
     metric_services.check_allowed(locked.owner)
-    cases = draft_cases(locked)
-    sample = [cases[index] for index in sample_indices(locked)]
+    sample = dataset_facts(locked)["sample_cases"]
     source = metric_source(locked) or ""
     check = metric_services.check_create(
         owner=locked.owner,
@@ -395,7 +467,7 @@ def run_config(draft: Draft) -> dict:
             "sha256": draft.dataset.sha256,
             "format": draft.dataset.format,
             "encoding": draft.dataset.encoding,
-            "rows": len(draft.dataset.rows),
+            "rows": draft.dataset.row_count,
             "columns": {
                 column: draft.roles.get(column, "ignore") for column in draft.dataset.columns
             },

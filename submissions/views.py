@@ -25,7 +25,6 @@ from submissions import bundle, services, text
 from submissions.forms import ArtifactForm, DatasetForm, MetricForm, ModelsForm, UploadForm
 from submissions.models import STEPS, Draft, Run
 
-PREVIEW_ROWS = 10
 DRAIN_LIMIT = 256 * 1024 * 1024
 FORM_STEPS = ("artifact", "dataset", "metric", "models")
 
@@ -33,7 +32,9 @@ FORM_STEPS = ("artifact", "dataset", "metric", "models")
 def _draft(request: HttpRequest, pk: int) -> Draft:
     """The user's draft, or 404: another user's draft does not exist for them."""
     return get_object_or_404(
-        Draft.objects.select_related("dataset", "contract_check", "metric_version__metric"),
+        Draft.objects.select_related("dataset", "contract_check", "metric_version__metric")
+        # Every row is read only where it is needed, not for each page.
+        .defer("dataset__raw", "dataset__rows", "dataset__row_numbers"),
         pk=pk,
         owner=request.user,
     )
@@ -107,34 +108,37 @@ def _preview(draft: Draft) -> dict | None:
         "columns": dataset.columns,
         "rows": [
             [dataset_files.safe_cell(row.get(column)) for column in dataset.columns]
-            for row in dataset.rows[:PREVIEW_ROWS]
+            for row in dataset.preview
         ],
-        "total": len(dataset.rows),
+        "total": dataset.row_count,
         "warnings": [text.warning_message(w) for w in dataset.warnings],
     }
 
 
-def _split_counts(draft: Draft, found: dict) -> dict | None:
-    if draft.dataset is None or "dataset" in found:
+def _split_counts(draft: Draft, found: dict) -> list | None:
+    facts = services.dataset_facts(draft)
+    if facts is None or "dataset" in found:
         return None
-    counts = dataset_files.counts(services.draft_splits(draft))
-    return [(text.SPLIT_NAMES[name], count) for name, count in counts.items()]
+    return [(text.SPLIT_NAMES[name], count) for name, count in facts["counts"].items()]
 
 
 def _context(request: HttpRequest, draft: Draft, step: str, form=None, upload=None) -> dict:
     found = services.problems(draft)
     reachable = _reachable(draft, found)
-    steps = [
-        {
-            "id": step_id,
-            "number": index + 1,
-            "title": text.STEP_TITLES[step_id],
-            "done": step_id not in found and step_id != "review",
-            "current": step_id == step,
-            "reachable": step_id in reachable,
-        }
-        for index, step_id in enumerate(STEPS)
-    ]
+    steps = []
+    done = True  # a step counts as done only when every step before it is done too
+    for index, step_id in enumerate(STEPS):
+        done = done and step_id not in found and step_id != "review"
+        steps.append(
+            {
+                "id": step_id,
+                "number": index + 1,
+                "title": text.STEP_TITLES[step_id],
+                "done": done,
+                "current": step_id == step,
+                "reachable": step_id in reachable,
+            }
+        )
     index = STEPS.index(step)
     context = {
         "draft": draft,
@@ -162,11 +166,7 @@ def _context(request: HttpRequest, draft: Draft, step: str, form=None, upload=No
             (text.STEP_TITLES[s], found[s]) for s in STEPS if s in found and s != "check"
         ]
         if not any(s in found for s in FORM_STEPS):
-            context["sample"] = services.sample_indices(draft)
-            context["sample_rows"] = [
-                draft.dataset.row_numbers[i] if draft.dataset.row_numbers else i + 1
-                for i in context["sample"]
-            ]
+            context["sample_rows"] = services.dataset_facts(draft)["sample_rows"]
     if step == "review" and not found:
         context["summary"] = services.run_config(draft)
         context["engine_name"] = text.ENGINE_NAMES[context["summary"]["engine"]["resolved"]]
@@ -238,7 +238,8 @@ def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
         messages.error(request, text.problem_message("no_dataset"))
         return _render_step(request, draft, step, status=400)
     if form.is_valid():
-        services.draft_update(draft, step, _values(step, form))
+        facts = form.facts if step == "dataset" else None
+        services.draft_update(draft, step, _values(step, form), facts=facts)
     else:
         # Kept as typed: Back and a later visit show it again, with its errors.
         data = {key: request.POST.get(key) for key in request.POST if key != "csrfmiddlewaretoken"}

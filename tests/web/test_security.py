@@ -14,6 +14,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from contract.engine import run_check
 from metrics_app import services
 from metrics_app.models import Check, FeedbackReview
+from submissions import services as submit_services
+from submissions.models import Draft, Run
 from tests.conftest import ROOT
 from tests.web.test_playground import editor_data
 
@@ -121,7 +123,23 @@ def _patterns(resolver=None, prefix=""):
 def test_every_url_pattern_is_covered_by_this_walk():
     names = {name for name, _ in _patterns()}
     owned = set(OWNED)
-    assert names - PUBLIC - owned - {"metric_create"} == set(), "add new URLs to the walk"
+    assert names - PUBLIC - owned - LOGIN_ONLY == set(), "add new URLs to the walk"
+
+
+# Pages of the user's own lists: no object in the path, so only the log-in is checked.
+LOGIN_ONLY = {"metric_create", "draft_list", "run_list"}
+
+
+@pytest.mark.parametrize("name", sorted(LOGIN_ONLY))
+def test_list_pages_need_a_log_in(client, name):
+    path = {
+        "metric_create": "/en/metrics/new/",
+        "draft_list": "/en/submit/",
+        "run_list": "/en/runs/",
+    }
+    response = client.get(path[name])
+    assert response.status_code == 302
+    assert response["Location"].startswith("/en/accounts/login/")
 
 
 OWNED = {
@@ -135,6 +153,15 @@ OWNED = {
     "check_detail": ("get", "/en/checks/{c}/"),
     "review_create": ("post", "/en/checks/{c}/cases/0/review/"),
     "review_detail": ("get", "/en/checks/{c}/reviews/{r}/"),
+    "draft_step": ("get", "/en/submit/{d}/artifact/"),
+    "dataset_upload": ("post", "/en/submit/{d}/upload/"),
+    "draft_check": ("post", "/en/submit/{d}/check/run/"),
+    "draft_gate": ("get", "/en/submit/{d}/check/gate/"),
+    "draft_submit": ("post", "/en/submit/{d}/submit/"),
+    "draft_delete": ("post", "/en/submit/{d}/delete/"),
+    "draft_bundle": ("get", "/en/submit/{d}/bundle.zip"),
+    "run_detail": ("get", "/en/runs/{u}/"),
+    "run_bundle": ("get", "/en/runs/{u}/bundle.zip"),
 }
 
 
@@ -150,7 +177,12 @@ def owned(owner):
         reflection_model="openai/gpt-4.1-mini",
     )
     review = FeedbackReview.objects.create(contract_check=check, case_index=0, model="m")
-    return {"m": metric.pk, "c": check.pk, "r": review.pk}
+    draft = submit_services.draft_create(owner=owner)
+    dataset = submit_services.dataset_upload(draft, filename="d.csv", data=b"q,a\n1,2\n")
+    run = Run.objects.create(
+        owner=owner, name="r", config={}, metric_source="x", dataset=dataset, contract_check=check
+    )
+    return {"m": metric.pk, "c": check.pk, "r": review.pk, "d": draft.pk, "u": run.pk}
 
 
 @pytest.mark.parametrize("name", sorted(OWNED))
@@ -168,3 +200,4 @@ def test_another_users_objects_do_not_exist_for_them(client, outsider, owned, na
     response = getattr(client, method)(path.format(**owned), HTTP_HX_REQUEST="true")
     assert response.status_code == 404
     assert FeedbackReview.objects.count() == 1
+    assert Draft.objects.count() == 1 and Run.objects.count() == 1
