@@ -6,6 +6,7 @@ from submissions import views
 
 urlpatterns = [
     path("submit/", views.draft_list, name="draft_list"),
+    path("submit/<int:pk>/", views.draft_resume, name="draft_resume"),
     path("submit/<int:pk>/upload/", views.dataset_upload, name="dataset_upload"),
     path("submit/<int:pk>/check/run/", views.draft_check, name="draft_check"),
     path("submit/<int:pk>/check/gate/", views.draft_gate, name="draft_gate"),

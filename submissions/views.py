@@ -211,6 +211,16 @@ def draft_list(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@require_GET
+def draft_resume(request: HttpRequest, pk: int) -> HttpResponse:
+    """A draft's own link: where the user left off (the first step not yet done)."""
+    draft = _draft(request, pk)
+    if draft.submitted:
+        return redirect("run_detail", pk=draft.run.pk)
+    return redirect(_step_url(draft, services.first_open_step(draft)))
+
+
+@login_required
 def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
     draft = _draft(request, pk)
     if step not in STEPS:

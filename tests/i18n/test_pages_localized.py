@@ -12,11 +12,15 @@ from html.parser import HTMLParser
 import polib
 import pytest
 
+from contract.artifacts import Artifact
+from contract.cases import case_from_dict
 from contract.engine import run_check
 from docs_site import pages
 from metrics_app import services
 from metrics_app.models import Check
 from metrics_app.starters import EXACT_MATCH
+from submissions import services as submit_services
+from submissions.models import STEPS
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.django_db
@@ -95,7 +99,46 @@ def world(owner, outsider):
     bad = Check.objects.create(owner=owner, source=failing, status="failed")
     bad.result = run_check(failing, timeout_s=10).to_dict()
     bad.save()
-    return {"metric": metric, "check": check, "bad": bad}
+    return {
+        "metric": metric,
+        "check": check,
+        "bad": bad,
+        "draft": _checked_draft(owner, metric),
+        "run": submit_services.run_submit(_checked_draft(owner, metric)),
+    }
+
+
+def _checked_draft(owner, metric):
+    """A draft with every step done and a passed check of exactly what it holds."""
+    draft = submit_services.draft_create(owner=owner)
+    program = "def run(artifact, input):\n    return 'billing'\n"
+    submit_services.draft_update(
+        draft, "artifact", {"artifact_kind": "python", "program_source": program}
+    )
+    rows = "".join(f"q{i},billing\n" for i in range(6))
+    submit_services.dataset_upload(draft, filename="t.csv", data=f"question,label\n{rows}".encode())
+    submit_services.draft_update(
+        draft, "metric", {"metric_mode": "saved", "metric_version": metric.latest_version}
+    )
+    submit_services.draft_update(
+        draft, "models", {"task_model": "openai/gpt-4.1", "reflection_model": "openai/gpt-4.1"}
+    )
+    facts = submit_services.dataset_facts(draft)
+    cases = [case_from_dict(case) for case in facts["sample_cases"]]
+    result = run_check(
+        metric.latest_version.source, cases, timeout_s=10, artifact=Artifact.python(program)
+    )
+    draft.contract_check = Check.objects.create(
+        owner=owner,
+        source=metric.latest_version.source,
+        cases=facts["sample_cases"],
+        status="passed" if result.passed else "failed",
+        result=result.to_dict(),
+        artifact={"kind": "python", "source": program, "content": ""},
+        fingerprint=submit_services.fingerprint(draft),
+    )
+    draft.save()
+    return draft
 
 
 def urls(language: str, world: dict) -> list[str]:
@@ -112,6 +155,9 @@ def urls(language: str, world: dict) -> list[str]:
         f"/{language}/metrics/{m}/diff/?a=1&b=2",
         f"/{language}/metrics/new/?example=concepts/scorers:0",
     ]
+    d, r = world["draft"].pk, world["run"].pk
+    found += [f"/{language}/submit/{d}/{step}/" for step in STEPS]
+    found += [f"/{language}/submit/", f"/{language}/runs/", f"/{language}/runs/{r}/"]
     found += [f"/docs/{language}/{slug}" for slug in pages.SLUGS]
     return found
 

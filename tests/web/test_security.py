@@ -153,6 +153,7 @@ OWNED = {
     "check_detail": ("get", "/en/checks/{c}/"),
     "review_create": ("post", "/en/checks/{c}/cases/0/review/"),
     "review_detail": ("get", "/en/checks/{c}/reviews/{r}/"),
+    "draft_resume": ("get", "/en/submit/{d}/"),
     "draft_step": ("get", "/en/submit/{d}/artifact/"),
     "dataset_upload": ("post", "/en/submit/{d}/upload/"),
     "draft_check": ("post", "/en/submit/{d}/check/run/"),

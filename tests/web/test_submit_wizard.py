@@ -312,6 +312,14 @@ def test_back_keeps_input_that_did_not_validate(owner_client, draft):
     assert draft.program_source == KEYWORD_PROGRAM and "artifact" not in draft.unsaved
 
 
+def test_a_draft_resumes_where_it_was_left(owner_client, draft):
+    assert owner_client.get(f"/en/submit/{draft.pk}/")["Location"] == url(draft, "artifact")
+    owner_client.post(url(draft, "artifact"), artifact_data())
+    assert owner_client.get(f"/en/submit/{draft.pk}/")["Location"] == url(draft, "dataset")
+    listing = owner_client.get("/en/submit/").content.decode()
+    assert f'href="/en/submit/{draft.pk}/"' in listing
+
+
 def test_later_steps_wait_for_earlier_ones(owner_client, draft):
     response = owner_client.get(url(draft, "models"))
     assert response.status_code == 302 and response["Location"] == url(draft, "artifact")
