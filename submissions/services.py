@@ -510,8 +510,10 @@ def run_config(draft: Draft) -> dict:
 
 
 @transaction.atomic
-def run_submit(draft: Draft) -> Run:
-    """Queue a run of the draft as it is now; SubmitRefused unless its check passed."""
+def run_submit(draft: Draft, *, name: str = "") -> Run:
+    """Queue a run of the draft as it is now; SubmitRefused unless its check passed.
+
+    `name` (optional) names the run and the draft; blank keeps the draft's name."""
     locked = (
         Draft.objects.select_for_update()
         .select_related("contract_check", "dataset")
@@ -522,6 +524,10 @@ def run_submit(draft: Draft) -> Run:
     if problems(locked):
         raise SubmitRefused("check_required")
     assert locked.dataset is not None and locked.contract_check is not None
+    name = " ".join(name.split())[:120]
+    if name and name != locked.name:
+        locked.name = name
+        locked.save(update_fields=["name", "updated_at"])
     return Run.objects.create(
         owner=locked.owner,
         draft=locked,

@@ -362,7 +362,7 @@ def draft_gate(request: HttpRequest, pk: int) -> HttpResponse:
 def draft_submit(request: HttpRequest, pk: int) -> HttpResponse:
     draft = _draft(request, pk)
     try:
-        run = services.run_submit(draft)
+        run = services.run_submit(draft, name=request.POST.get("name", ""))
     except services.SubmitRefused as refused:
         if refused.code == "already_submitted":
             return redirect("run_detail", pk=draft.run.pk)

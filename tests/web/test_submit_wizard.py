@@ -191,10 +191,10 @@ def test_the_whole_wizard_without_javascript_ends_in_a_queued_run(
     assert "300 metric calls" in review
     assert 'id="submit-run"' in review and 'id="submit-run" disabled' not in review
 
-    response = owner_client.post(f"/en/submit/{draft.pk}/submit/")
+    response = owner_client.post(f"/en/submit/{draft.pk}/submit/", {"name": "  tickets  v1 "})
     run = Run.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/en/runs/{run.pk}/"
-    assert run.status == Run.Status.QUEUED
+    assert run.status == Run.Status.QUEUED and run.name == "tickets v1"
     assert run.contract_check == check and run.dataset == draft.dataset
     assert run.metric_source == LABEL_METRIC and run.metric_version == saved_metric
     assert run.config["engine"] == {"chosen": "auto", "resolved": "gepa"}
@@ -273,6 +273,55 @@ def test_a_prompt_template_runs_on_the_task_model(
     assert all(row["observation"]["cost_usd"] > 0 for row in rows)
     page = owner_client.get(url(draft, "check")).content.decode()
     assert "FAIL The capital of France is Paris" in page  # the task model's answer, shown
+
+
+MEASURING_METRIC = """from skynet import observation, reward, service_cost
+
+REWARD_SPEC = {
+    "weights": {"accuracy": 0.5, "speed": 0.25, "cost": 0.25},
+    "accuracy": {},
+    "speed": {"reference": 10**9},
+    "cost": {"reference": 1.0},
+}
+
+
+def score(input, output, expected=None):
+    seen = observation()
+    value, info = reward(REWARD_SPEC, 1.0, "ok")
+    info["feedback"] = (
+        f"duration_ms={seen['duration_ms']} cost={service_cost()} calls={seen['model_calls']}"
+    )
+    return value, info
+"""
+
+
+def test_the_metric_sees_the_runs_measured_time_and_cost(
+    owner_client, owner, draft, session_models, django_capture_on_commit_callbacks
+):
+    metric = metric_services.metric_create(owner=owner, name="measured", starter="exact_match")
+    version, _ = metric_services.metric_save(metric, source=MEASURING_METRIC)
+    template = "Classify: {question}"
+    fill_to_check(owner_client, draft, version, kind="prompt", content=template, source="")
+    check = run_check_now(owner_client, draft, django_capture_on_commit_callbacks)
+    assert check.status == Check.Status.PASSED, check.result
+    for row in check.result["cases"]:
+        run = row["run"]
+        # What the metric printed is what the parent measured for the run.
+        duration, cost, calls = (part.split("=")[1] for part in row["feedback"].split())
+        assert float(duration) == pytest.approx(run["duration_ms"]) and float(duration) > 0
+        assert float(cost) == pytest.approx(run["usage"]["cost_usd"]) and float(cost) > 0
+        assert calls == "1"
+        # reward() scored speed and cost from those numbers, not from missing ones.
+        assert row["scores"]["speed"] == 1.0 and row["scores"]["cost"] == 1.0
+        assert row["score"] == 1.0
+
+
+def test_a_dspy_program_goes_to_dspy_gepa(owner_client, draft, saved_metric, session_models):
+    fill_to_check(owner_client, draft, saved_metric, kind="dspy")
+    draft.refresh_from_db()
+    assert services.resolved_engine(draft) == "dspy_gepa"
+    wrong = owner_client.post(url(draft, "models"), models_data(engine="gepa"))
+    assert "GEPA cannot optimize this artifact kind" in wrong.content.decode()
 
 
 # -- step by step validation ----------------------------------------------------------
