@@ -149,7 +149,7 @@ def main() -> None:
             "action": "save",
         }
         url = f"/en/submit/{draft.pk}/dataset/"
-        posts.append(median_ms(lambda url=url: client.post(url, data), args.repeat))
+        posts.append(median_ms(lambda url=url, data=data: client.post(url, data), args.repeat))
     print(
         f"POST dataset (save)            {posts[0]:8.1f}ms {posts[1]:8.1f}ms {posts[1] / posts[0]:6.1f}x"
     )
