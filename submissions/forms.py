@@ -90,7 +90,7 @@ class DatasetForm(forms.Form):
         label=_("Seed"),
         min_value=-(2**63),
         max_value=2**63 - 1,
-        help_text=_("The same seed gives the same splits."),
+        help_text=_("The same seed gives the same splits and the same 3 cases for the check."),
     )
     split_column = forms.ChoiceField(label=_("Split column"), required=False)
 
