@@ -515,7 +515,7 @@ def run_submit(draft: Draft, *, name: str = "") -> Run:
 
     `name` (optional) names the run and the draft; blank keeps the draft's name."""
     locked = (
-        Draft.objects.select_for_update()
+        Draft.objects.select_for_update(of=("self",))
         .select_related("contract_check", "dataset")
         .get(pk=draft.pk)
     )
