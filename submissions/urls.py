@@ -8,6 +8,7 @@ urlpatterns = [
     path("submit/", views.draft_list, name="draft_list"),
     path("submit/<int:pk>/", views.draft_resume, name="draft_resume"),
     path("submit/<int:pk>/upload/", views.dataset_upload, name="dataset_upload"),
+    path("submit/<int:pk>/diagnostics/", views.draft_diagnostics, name="draft_diagnostics"),
     path("submit/<int:pk>/check/run/", views.draft_check, name="draft_check"),
     path("submit/<int:pk>/check/gate/", views.draft_gate, name="draft_gate"),
     path("submit/<int:pk>/submit/", views.draft_submit, name="draft_submit"),

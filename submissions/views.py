@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
@@ -19,7 +19,7 @@ from django_htmx.http import push_url
 
 import dataset_files
 from dataset_files import DatasetError
-from metrics_app import check_text, presenters
+from metrics_app import check_text, diagnostics, presenters
 from metrics_app import services as metric_services
 from submissions import bundle, services, text
 from submissions.forms import ArtifactForm, DatasetForm, MetricForm, ModelsForm, UploadForm
@@ -73,7 +73,12 @@ def _form_for(draft: Draft, step: str, data=None):
             "metric_version": draft.metric_version_id,
             "inline_source": draft.inline_source,
         }
-        return MetricForm(bound, owner=draft.owner, initial=initial)
+        form = MetricForm(bound, owner=draft.owner, initial=initial)
+        # Problems marked while typing, as in the playground.
+        form.fields["inline_source"].widget.attrs["data-diagnostics-url"] = reverse(
+            "draft_diagnostics", args=[draft.pk]
+        )
+        return form
     if step == "models":
         initial = {
             "task_model": draft.task_model,
@@ -345,6 +350,15 @@ def draft_check(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, check_text.refusal_message(refused.code, refused.limit))
         return _render_step(request, draft, "check", status=429)
     return _go(request, draft, "check")
+
+
+@login_required
+@require_POST
+def draft_diagnostics(request: HttpRequest, pk: int) -> JsonResponse:
+    """Static diagnostics of an inline metric.py while it is typed; nothing is executed."""
+    _draft(request, pk)
+    source = request.POST.get("source", "")
+    return JsonResponse({"diagnostics": diagnostics.static_diagnostics(source)})
 
 
 @login_required

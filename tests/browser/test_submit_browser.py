@@ -104,8 +104,14 @@ def test_every_step_to_a_submitted_run(
     assert page.input_value("input[name=train_percent]") == "60"
     next_step(page, "metric")
 
-    # 3. Metric: the saved version.
+    # 3. Metric: written inline, it is diagnosed while typed; then the saved version.
+    page.check("input[name=metric_mode][value=inline]")
+    set_code(page, "inline_source", "def score(input):\n    return 1\n")
+    page.wait_for_selector(
+        ".field-inline_source .cm-lint-marker-error, .field-inline_source .cm-lintRange-error"
+    )
     page.check("input[name=metric_mode][value=saved]")
+    assert not page.is_visible(".field-inline_source")
     page.select_option("select[name=metric_version]", label="ticket labels, version 2")
     next_step(page, "models")
 

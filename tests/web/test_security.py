@@ -157,6 +157,7 @@ OWNED = {
     "draft_step": ("get", "/en/submit/{d}/artifact/"),
     "dataset_upload": ("post", "/en/submit/{d}/upload/"),
     "draft_check": ("post", "/en/submit/{d}/check/run/"),
+    "draft_diagnostics": ("post", "/en/submit/{d}/diagnostics/"),
     "draft_gate": ("get", "/en/submit/{d}/check/gate/"),
     "draft_submit": ("post", "/en/submit/{d}/submit/"),
     "draft_delete": ("post", "/en/submit/{d}/delete/"),

@@ -484,6 +484,14 @@ def test_the_metric_step(owner_client, draft, saved_metric, outsider):
     assert services.metric_source(draft) == LABEL_METRIC
 
 
+def test_an_inline_metric_is_diagnosed_while_typed(owner_client, draft):
+    found = owner_client.post(
+        f"/en/submit/{draft.pk}/diagnostics/", {"source": "def score(input):\n    return 1\n"}
+    ).json()["diagnostics"]
+    assert [d["code"] for d in found] == ["bad_signature"]
+    assert found[0]["line"] == 1 and "score must accept (input, output)" in found[0]["message"]
+
+
 def test_the_models_step(owner_client, draft, saved_metric, session_models):
     owner_client.post(url(draft, "artifact"), artifact_data())
     upload(owner_client, draft, CSV.encode())
