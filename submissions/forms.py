@@ -10,7 +10,7 @@ import dataset_files
 from metrics_app import model_choices
 from metrics_app.forms import ModelSelect
 from metrics_app.models import MetricVersion
-from submissions import services, text
+from submissions import datasets, rules, text
 from submissions.models import ArtifactKind, Dataset, Draft, Engine
 
 CODE = {"rows": 16, "spellcheck": "false", "class": "code"}
@@ -59,7 +59,7 @@ class ArtifactForm(forms.Form):
         content = data.get("artifact_content", "").replace("\r\n", "\n")
         source = data.get("program_source", "").replace("\r\n", "\n")
         data["artifact_content"], data["program_source"] = content, source
-        problem = services.artifact_problem(kind, content, source)
+        problem = rules.artifact_problem(kind, content, source)
         if problem is not None:
             field = "artifact_content" if problem.code in CONTENT_CODES else "program_source"
             self.add_error(field, text.problem_message(problem.code, problem.params))
@@ -157,7 +157,7 @@ class DatasetForm(forms.Form):
         else:
             return data
         # Every row is read here once; the draft keeps what was found.
-        self.facts = services.compute_facts(
+        self.facts = datasets.compute_facts(
             self.dataset,
             roles=roles,
             mode=mode,
@@ -233,7 +233,7 @@ class MetricForm(forms.Form):
             source = version.source if version else None
         else:
             source = data["inline_source"]
-        problem = services.metric_problem(mode, source)
+        problem = rules.metric_problem(mode, source)
         if problem is not None:
             field = "metric_version" if mode == "saved" else "inline_source"
             self.add_error(field, text.problem_message(problem.code, problem.params))
@@ -289,6 +289,6 @@ class ModelsForm(forms.Form):
                     % {"model": value, "variable": self._unavailable[value]},
                 )
         engine = data.get("engine")
-        if engine and self.kind not in services.ENGINE_KINDS[Engine(engine)]:
+        if engine and self.kind not in rules.ENGINE_KINDS[Engine(engine)]:
             self.add_error("engine", text.problem_message("engine_kind", {"engine": engine}))
         return data

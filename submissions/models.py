@@ -9,6 +9,8 @@ from django.utils.translation import gettext_lazy as _
 from metrics_app.models import Check, MetricVersion
 
 STEPS = ("artifact", "dataset", "metric", "models", "check", "review")
+# The steps that are forms; the last two show and act on what these saved.
+FORM_STEPS = STEPS[:4]
 
 
 class ArtifactKind(models.TextChoices):

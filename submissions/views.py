@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -19,39 +19,17 @@ from django_htmx.http import push_url
 
 import dataset_files
 from dataset_files import DatasetError
-from metrics_app import check_text, diagnostics, presenters
+from metrics_app import check_text, diagnostics
 from metrics_app import services as metric_services
-from submissions import bundle, services, text
+from submissions import bundle, presenters, rules, selectors, services, text
 from submissions.forms import ArtifactForm, DatasetForm, MetricForm, ModelsForm, UploadForm
-from submissions.models import STEPS, Draft, Run
+from submissions.models import FORM_STEPS, STEPS, Draft
 
 DRAIN_LIMIT = 256 * 1024 * 1024
-FORM_STEPS = ("artifact", "dataset", "metric", "models")
-
-
-def _draft(request: HttpRequest, pk: int) -> Draft:
-    """The user's draft, or 404: another user's draft does not exist for them."""
-    return get_object_or_404(
-        Draft.objects.select_related("dataset", "contract_check", "metric_version__metric")
-        # Every row is read only where it is needed, not for each page.
-        .defer("dataset__raw", "dataset__rows", "dataset__row_numbers"),
-        pk=pk,
-        owner=request.user,
-    )
 
 
 def _step_url(draft: Draft, step: str) -> str:
     return reverse("draft_step", args=[draft.pk, step])
-
-
-def _reachable(draft: Draft, found: dict) -> set[str]:
-    """Steps the user may open: every step up to and including the first incomplete one."""
-    reachable = set()
-    for step in STEPS:
-        reachable.add(step)
-        if step in found:
-            break
-    return reachable
 
 
 def _form_for(draft: Draft, step: str, data=None):
@@ -104,90 +82,8 @@ def _values(step: str, form) -> dict:
     return {name: data[name] for name in form.fields}
 
 
-def _preview(draft: Draft) -> dict | None:
-    dataset = draft.dataset
-    if dataset is None:
-        return None
-    return {
-        "dataset": dataset,
-        "columns": dataset.columns,
-        "rows": [
-            [dataset_files.safe_cell(row.get(column)) for column in dataset.columns]
-            for row in dataset.preview
-        ],
-        "total": dataset.row_count,
-        "warnings": [text.warning_message(w) for w in dataset.warnings],
-    }
-
-
-def _split_counts(draft: Draft, found: dict) -> list | None:
-    facts = services.dataset_facts(draft)
-    if facts is None or "dataset" in found:
-        return None
-    return [(text.SPLIT_NAMES[name], count) for name, count in facts["counts"].items()]
-
-
-def _context(request: HttpRequest, draft: Draft, step: str, form=None, upload=None) -> dict:
-    found = services.problems(draft)
-    reachable = _reachable(draft, found)
-    steps = []
-    done = True  # a step counts as done only when every step before it is done too
-    for index, step_id in enumerate(STEPS):
-        done = done and step_id not in found and step_id != "review"
-        steps.append(
-            {
-                "id": step_id,
-                "number": index + 1,
-                "title": text.STEP_TITLES[step_id],
-                "done": done,
-                "current": step_id == step,
-                "reachable": step_id in reachable,
-            }
-        )
-    index = STEPS.index(step)
-    context = {
-        "draft": draft,
-        "step": step,
-        "steps": steps,
-        "step_title": text.STEP_TITLES[step],
-        "previous": STEPS[index - 1] if index else None,
-        "form": form,
-        "problems": {k: text.problem_message(p.code, p.params) for k, p in found.items()},
-        "check_state": services.check_state(draft),
-    }
-    if step == "dataset":
-        context["upload"] = upload or UploadForm()
-        context["preview"] = _preview(draft)
-        context["max_bytes"] = dataset_files.MAX_BYTES
-        context["counts"] = _split_counts(draft, found)
-    if step in ("check", "review"):
-        context["check"] = draft.contract_check
-        context["rendered"] = (
-            presenters.present(draft.contract_check) if draft.contract_check else None
-        )
-        context["reference_rows"] = check_text.reference_rows()
-        context["gate_open"] = not found
-        context["blocking"] = [
-            (text.STEP_TITLES[s], found[s]) for s in STEPS if s in found and s != "check"
-        ]
-        if not any(s in found for s in FORM_STEPS):
-            context["sample_rows"] = services.dataset_facts(draft)["sample_rows"]
-    if step == "review" and not found:
-        context["summary"] = services.run_config(draft)
-        context["engine_name"] = text.ENGINE_NAMES[context["summary"]["engine"]["resolved"]]
-        context["role_rows"] = [
-            (column, text.ROLE_NAMES[role])
-            for column, role in context["summary"]["dataset"]["columns"].items()
-        ]
-        context["split_rows"] = [
-            (text.SPLIT_NAMES[name], count)
-            for name, count in context["summary"]["dataset"]["splits"]["counts"].items()
-        ]
-    return context
-
-
 def _render_step(request, draft, step, form=None, upload=None, status=200) -> HttpResponse:
-    context = _context(request, draft, step, form, upload)
+    context = presenters.step_context(draft, step, form=form, upload=upload or UploadForm())
     if request.htmx and not request.htmx.boosted:
         response = render(request, "submissions/step.html#wizard", context, status=status)
         if status == 200:
@@ -198,7 +94,9 @@ def _render_step(request, draft, step, form=None, upload=None, status=200) -> Ht
 
 def _go(request: HttpRequest, draft: Draft, step: str) -> HttpResponse:
     if request.htmx:
-        draft.refresh_from_db()
+        # Read again as every view does (rows deferred), not refresh_from_db(), which
+        # would load the whole dataset through the relation.
+        draft = selectors.get_draft_for_user(request.user, draft.pk)
         return _render_step(request, draft, step, form=_form_for(draft, step))
     return redirect(_step_url(draft, step))
 
@@ -211,7 +109,7 @@ def draft_list(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         draft = services.draft_create(owner=request.user)
         return redirect(_step_url(draft, "artifact"))
-    drafts = Draft.objects.filter(owner=request.user, run__isnull=True)
+    drafts = selectors.open_drafts_for_user(request.user)
     return render(request, "submissions/drafts.html", {"drafts": drafts})
 
 
@@ -219,22 +117,22 @@ def draft_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 def draft_resume(request: HttpRequest, pk: int) -> HttpResponse:
     """A draft's own link: where the user left off (the first step not yet done)."""
-    draft = _draft(request, pk)
+    draft = selectors.get_draft_for_user(request.user, pk)
     if draft.submitted:
         return redirect("run_detail", pk=draft.run.pk)
-    return redirect(_step_url(draft, services.first_open_step(draft)))
+    return redirect(_step_url(draft, rules.first_open_step(draft)))
 
 
 @login_required
 def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
-    draft = _draft(request, pk)
+    draft = selectors.get_draft_for_user(request.user, pk)
     if step not in STEPS:
         raise Http404
     if draft.submitted:
         messages.info(request, _("This draft was submitted; here is its run."))
         return redirect("run_detail", pk=draft.run.pk)
-    found = services.problems(draft)
-    if step not in _reachable(draft, found):
+    found = rules.problems(draft)
+    if step not in presenters.reachable(found):
         opened = next(s for s in STEPS if s in found)
         messages.info(
             request,
@@ -274,7 +172,7 @@ def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
 @login_required
 @require_POST
 def dataset_upload(request: HttpRequest, pk: int) -> HttpResponse:
-    draft = _draft(request, pk)
+    draft = selectors.get_draft_for_user(request.user, pk)
     if draft.submitted:
         raise Http404
     try:
@@ -338,10 +236,10 @@ def _upload_failed(request: HttpRequest, draft: Draft, message: str) -> HttpResp
 @login_required
 @require_POST
 def draft_check(request: HttpRequest, pk: int) -> HttpResponse:
-    draft = _draft(request, pk)
+    draft = selectors.get_draft_for_user(request.user, pk)
     if draft.submitted:
         raise Http404
-    found = services.problems(draft)
+    found = rules.problems(draft)
     if any(step in found for step in FORM_STEPS):
         return _go(request, draft, next(s for s in STEPS if s in found))
     try:
@@ -356,7 +254,7 @@ def draft_check(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def draft_diagnostics(request: HttpRequest, pk: int) -> JsonResponse:
     """Static diagnostics of an inline metric.py while it is typed; nothing is executed."""
-    _draft(request, pk)
+    selectors.get_draft_for_user(request.user, pk)
     source = request.POST.get("source", "")
     return JsonResponse({"diagnostics": diagnostics.static_diagnostics(source)})
 
@@ -366,22 +264,22 @@ def draft_diagnostics(request: HttpRequest, pk: int) -> JsonResponse:
 def draft_gate(request: HttpRequest, pk: int) -> HttpResponse:
     """The check step's gate (the Next button and why it is shut), refreshed when the
     check panel reports a final result."""
-    draft = _draft(request, pk)
-    context = _context(request, draft, "check")
+    draft = selectors.get_draft_for_user(request.user, pk)
+    context = presenters.step_context(draft, "check")
     return render(request, "submissions/step.html#gate", context)
 
 
 @login_required
 @require_POST
 def draft_submit(request: HttpRequest, pk: int) -> HttpResponse:
-    draft = _draft(request, pk)
+    draft = selectors.get_draft_for_user(request.user, pk)
     try:
         run = services.run_submit(draft, name=request.POST.get("name", ""))
     except services.SubmitRefused as refused:
         if refused.code == "already_submitted":
             return redirect("run_detail", pk=draft.run.pk)
         messages.error(request, text.problem_message(refused.code))
-        return _go(request, draft, services.first_open_step(draft))
+        return _go(request, draft, rules.first_open_step(draft))
     messages.success(request, _("Run submitted. It is queued."))
     if request.htmx:
         response = HttpResponse(status=204)
@@ -393,7 +291,7 @@ def draft_submit(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def draft_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    draft = _draft(request, pk)
+    draft = selectors.get_draft_for_user(request.user, pk)
     if not draft.submitted:
         draft.delete()
         messages.success(request, _("Draft deleted."))
@@ -403,13 +301,13 @@ def draft_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def draft_bundle(request: HttpRequest, pk: int) -> HttpResponse:
-    draft = _draft(request, pk)
-    if services.problems(draft):
+    draft = selectors.get_draft_for_user(request.user, pk)
+    if rules.problems(draft):
         messages.error(request, text.problem_message("check_required"))
-        return redirect(_step_url(draft, services.first_open_step(draft)))
+        return redirect(_step_url(draft, rules.first_open_step(draft)))
     data = bundle.build(
         config=services.run_config(draft),
-        metric_source=services.metric_source(draft) or "",
+        metric_source=rules.metric_source(draft) or "",
         dataset=draft.dataset,
         check=draft.contract_check,
     )
@@ -419,42 +317,23 @@ def draft_bundle(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def run_list(request: HttpRequest) -> HttpResponse:
-    runs = Run.objects.filter(owner=request.user).select_related("dataset")
+    runs = selectors.runs_for_user(request.user)
     return render(request, "submissions/runs.html", {"runs": runs})
-
-
-def _run(request: HttpRequest, pk: int) -> Run:
-    return get_object_or_404(
-        Run.objects.select_related("dataset", "contract_check"), pk=pk, owner=request.user
-    )
 
 
 @login_required
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    run = _run(request, pk)
-    config = run.config
-    context = {
-        "run": run,
-        "config": config,
-        "engine_name": text.ENGINE_NAMES.get(config["engine"]["resolved"], ""),
-        "role_rows": [
-            (column, text.ROLE_NAMES.get(role, role))
-            for column, role in config["dataset"]["columns"].items()
-        ],
-        "split_rows": [
-            (text.SPLIT_NAMES[name], count)
-            for name, count in config["dataset"]["splits"]["counts"].items()
-        ],
-        "check": run.contract_check,
-    }
+    run = selectors.get_run_for_user(request.user, pk)
+    context = {"run": run, "config": run.config, "check": run.contract_check}
+    context.update(presenters.config_rows(run.config))
     return render(request, "submissions/run.html", context)
 
 
 @login_required
 @require_GET
 def run_bundle(request: HttpRequest, pk: int) -> HttpResponse:
-    run = _run(request, pk)
+    run = selectors.get_run_for_user(request.user, pk)
     data = bundle.build(
         config=run.config,
         metric_source=run.metric_source,

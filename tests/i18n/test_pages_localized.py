@@ -19,6 +19,7 @@ from docs_site import pages
 from metrics_app import services
 from metrics_app.models import Check
 from metrics_app.starters import EXACT_MATCH
+from submissions import datasets, rules
 from submissions import services as submit_services
 from submissions.models import STEPS
 from tests.conftest import ROOT
@@ -123,7 +124,7 @@ def _checked_draft(owner, metric):
     submit_services.draft_update(
         draft, "models", {"task_model": "openai/gpt-4.1", "reflection_model": "openai/gpt-4.1"}
     )
-    facts = submit_services.dataset_facts(draft)
+    facts = datasets.dataset_facts(draft)
     cases = [case_from_dict(case) for case in facts["sample_cases"]]
     result = run_check(
         metric.latest_version.source, cases, timeout_s=10, artifact=Artifact.python(program)
@@ -135,7 +136,7 @@ def _checked_draft(owner, metric):
         status="passed" if result.passed else "failed",
         result=result.to_dict(),
         artifact={"kind": "python", "source": program, "content": ""},
-        fingerprint=submit_services.fingerprint(draft),
+        fingerprint=rules.fingerprint(draft),
     )
     draft.save()
     return draft

@@ -13,7 +13,7 @@ import pytest
 
 from metrics_app import services as metric_services
 from metrics_app.models import Check
-from submissions import services
+from submissions import datasets, rules, services
 from submissions.models import Dataset, Draft, Run
 
 pytestmark = pytest.mark.django_db
@@ -178,8 +178,8 @@ def test_the_whole_wizard_without_javascript_ends_in_a_queued_run(
     # The parent measured each run, so the metric saw a real duration.
     assert all(row["observation"]["duration_ms"] > 0 for row in rows)
     # The sample comes from train rows that have an expected label.
-    sample = services.sample_indices(draft)
-    assert set(sample) <= set(services.draft_splits(draft)["train"])
+    sample = datasets.sample_indices(draft)
+    assert set(sample) <= set(datasets.draft_splits(draft)["train"])
     assert all(check.cases[i]["expected"] is not None for i in range(3))
 
     page = owner_client.get(url(draft, "check")).content.decode()
@@ -319,7 +319,7 @@ def test_the_metric_sees_the_runs_measured_time_and_cost(
 def test_a_dspy_program_goes_to_dspy_gepa(owner_client, draft, saved_metric, session_models):
     fill_to_check(owner_client, draft, saved_metric, kind="dspy")
     draft.refresh_from_db()
-    assert services.resolved_engine(draft) == "dspy_gepa"
+    assert rules.resolved_engine(draft) == "dspy_gepa"
     wrong = owner_client.post(url(draft, "models"), models_data(engine="gepa"))
     assert "GEPA cannot optimize this artifact kind" in wrong.content.decode()
 
@@ -420,11 +420,11 @@ def test_dataset_preview_roles_and_counts(owner_client, draft):
     assert 'id="split-counts"' in page
     draft.refresh_from_db()
     assert (
-        services.draft_splits(draft)
-        and sum(len(v) for v in services.draft_splits(draft).values()) == 10
+        datasets.draft_splits(draft)
+        and sum(len(v) for v in datasets.draft_splits(draft).values()) == 10
     )
     # A case with no Output value has expected None.
-    assert services.draft_cases(draft)[9]["expected"] is None
+    assert datasets.draft_cases(draft)[9]["expected"] is None
 
 
 def test_splits_from_a_split_column(owner_client, draft):
@@ -436,7 +436,7 @@ def test_splits_from_a_split_column(owner_client, draft):
     draft.refresh_from_db()
     assert draft.split_mode == "column" and draft.split_column == "split"
     assert draft.roles["split"] == "ignore"
-    assert services.draft_splits(draft) == {
+    assert datasets.draft_splits(draft) == {
         "train": [0, 1, 2, 3],
         "validation": [6, 7],
         "test": [4, 5],
@@ -481,7 +481,7 @@ def test_the_metric_step(owner_client, draft, saved_metric, outsider):
     )
     assert good.status_code == 302
     draft.refresh_from_db()
-    assert services.metric_source(draft) == LABEL_METRIC
+    assert rules.metric_source(draft) == LABEL_METRIC
 
 
 def test_an_inline_metric_is_diagnosed_while_typed(owner_client, draft):
@@ -593,16 +593,16 @@ def test_any_change_invalidates_the_check_and_shuts_submit(
     fill_to_check(owner_client, draft, saved_metric)
     run_check_now(owner_client, draft, django_capture_on_commit_callbacks)
     draft.refresh_from_db()
-    assert services.check_state(draft) == "passed"
+    assert rules.check_state(draft) == "passed"
     # Engine and budget are not what the check ran: changing them keeps it.
     owner_client.post(url(draft, "models"), models_data(budget=50, engine="gepa", action="save"))
     draft.refresh_from_db()
-    assert services.check_state(draft) == "passed"
+    assert rules.check_state(draft) == "passed"
 
     changed = KEYWORD_PROGRAM.replace('return "account"', 'return "other"')
     owner_client.post(url(draft, "artifact"), artifact_data(source=changed, action="save"))
     draft.refresh_from_db()
-    assert services.check_state(draft) == "stale"
+    assert rules.check_state(draft) == "stale"
     page = owner_client.get(url(draft, "check")).content.decode()
     assert "Something changed since the last check" in page
     assert 'id="to-review" disabled' in page
@@ -612,18 +612,18 @@ def test_any_change_invalidates_the_check_and_shuts_submit(
     assert refused.status_code == 302 and Run.objects.count() == 0
 
     # Each of dataset, roles, metric and models changes the fingerprint too.
-    before = services.fingerprint(draft)
+    before = rules.fingerprint(draft)
     draft.roles = {**draft.roles, "ticket_id": "input"}
-    assert services.fingerprint(draft) != before
+    assert rules.fingerprint(draft) != before
     draft.refresh_from_db()
     draft.seed = 99
-    assert services.fingerprint(draft) != before
+    assert rules.fingerprint(draft) != before
     draft.refresh_from_db()
     draft.task_model = "local/free"
-    assert services.fingerprint(draft) != before
+    assert rules.fingerprint(draft) != before
     draft.refresh_from_db()
     draft.metric_mode, draft.inline_source = "inline", LABEL_METRIC + "\n"
-    assert services.fingerprint(draft) != before
+    assert rules.fingerprint(draft) != before
 
 
 def test_a_failed_check_keeps_submit_shut(

@@ -1,0 +1,109 @@
+"""A draft and a run, shaped for their templates in the reader's language."""
+
+from __future__ import annotations
+
+import dataset_files
+from metrics_app import check_text
+from metrics_app import presenters as check_presenters
+from submissions import datasets, rules, services, text
+from submissions.models import FORM_STEPS, STEPS, Draft
+
+
+def reachable(found: dict) -> set[str]:
+    """Steps the user may open: every step up to and including the first incomplete one."""
+    reachable = set()
+    for step in STEPS:
+        reachable.add(step)
+        if step in found:
+            break
+    return reachable
+
+
+def preview(draft: Draft) -> dict | None:
+    dataset = draft.dataset
+    if dataset is None:
+        return None
+    return {
+        "dataset": dataset,
+        "columns": dataset.columns,
+        "rows": [
+            [dataset_files.safe_cell(row.get(column)) for column in dataset.columns]
+            for row in dataset.preview
+        ],
+        "total": dataset.row_count,
+        "warnings": [text.warning_message(w) for w in dataset.warnings],
+    }
+
+
+def split_counts(draft: Draft, found: dict) -> list | None:
+    facts = datasets.dataset_facts(draft)
+    if facts is None or "dataset" in found:
+        return None
+    return [(text.SPLIT_NAMES[name], count) for name, count in facts["counts"].items()]
+
+
+def step_context(draft: Draft, step: str, *, form=None, upload=None) -> dict:
+    """Everything step.html shows for `step`: the stepper, the form, and per step its extras."""
+    found = rules.problems(draft)
+    open_steps = reachable(found)
+    steps = []
+    done = True  # a step counts as done only when every step before it is done too
+    for index, step_id in enumerate(STEPS):
+        done = done and step_id not in found and step_id != "review"
+        steps.append(
+            {
+                "id": step_id,
+                "number": index + 1,
+                "title": text.STEP_TITLES[step_id],
+                "done": done,
+                "current": step_id == step,
+                "reachable": step_id in open_steps,
+            }
+        )
+    index = STEPS.index(step)
+    context = {
+        "draft": draft,
+        "step": step,
+        "steps": steps,
+        "step_title": text.STEP_TITLES[step],
+        "previous": STEPS[index - 1] if index else None,
+        "form": form,
+        "problems": {k: text.problem_message(p.code, p.params) for k, p in found.items()},
+        "check_state": rules.check_state(draft),
+    }
+    if step == "dataset":
+        context["upload"] = upload
+        context["preview"] = preview(draft)
+        context["max_bytes"] = dataset_files.MAX_BYTES
+        context["counts"] = split_counts(draft, found)
+    if step in ("check", "review"):
+        context["check"] = draft.contract_check
+        context["rendered"] = (
+            check_presenters.present(draft.contract_check) if draft.contract_check else None
+        )
+        context["reference_rows"] = check_text.reference_rows()
+        context["gate_open"] = not found
+        context["blocking"] = [
+            (text.STEP_TITLES[s], found[s]) for s in STEPS if s in found and s != "check"
+        ]
+        if not any(s in found for s in FORM_STEPS):
+            context["sample_rows"] = datasets.dataset_facts(draft)["sample_rows"]
+    if step == "review" and not found:
+        context["summary"] = services.run_config(draft)
+        context.update(config_rows(context["summary"]))
+    return context
+
+
+def config_rows(config: dict) -> dict:
+    """The engine, the column roles and the split counts of a run configuration, worded."""
+    return {
+        "engine_name": text.ENGINE_NAMES.get(config["engine"]["resolved"], ""),
+        "role_rows": [
+            (column, text.ROLE_NAMES.get(role, role))
+            for column, role in config["dataset"]["columns"].items()
+        ],
+        "split_rows": [
+            (text.SPLIT_NAMES[name], count)
+            for name, count in config["dataset"]["splits"]["counts"].items()
+        ],
+    }

@@ -1,0 +1,191 @@
+"""The wizard's rules, read-only: when each step is complete, which engine runs, and
+whether the contract check still counts.
+
+A draft is complete step by step (`problems`): each step's saved values are checked
+again whenever they are read, so a later step can never rest on an earlier one that
+stopped being valid (a metric version deleted, a dataset replaced).
+
+The contract check gates the submit: a check counts for a draft only when it passed
+and its fingerprint, the hash of everything it ran (artifact, dataset, column roles,
+splits, metric, models), is the draft's current one. Any change makes it stale.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+from contract.artifacts import Artifact, ArtifactError
+from contract.static import static_check
+from dataset_files import DatasetError
+from submissions.datasets import dataset_facts, sample_indices
+from submissions.models import STEPS, ArtifactKind, Draft, Engine
+
+# The engine Auto picks for each artifact kind (docs: Engines, Auto).
+AUTO_ENGINE = {
+    ArtifactKind.PROMPT: Engine.GEPA,
+    ArtifactKind.PYTHON: Engine.GEPA,
+    ArtifactKind.DSPY: Engine.DSPY_GEPA,
+}
+# Which engine can optimize which kind (docs: Engines, "Works with").
+ENGINE_KINDS = {
+    Engine.GEPA: (ArtifactKind.PROMPT, ArtifactKind.PYTHON),
+    Engine.DSPY_GEPA: (ArtifactKind.DSPY,),
+    Engine.AUTO: tuple(ArtifactKind),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why a step is not complete: a code and its parameters (submissions.text words it)."""
+
+    step: str
+    code: str
+    params: dict
+
+
+def artifact_of(kind: str, content: str, source: str) -> Artifact:
+    if kind == ArtifactKind.PROMPT:
+        return Artifact.prompt(content)
+    return Artifact.python(source, content)
+
+
+def metric_source(draft: Draft) -> str | None:
+    if draft.metric_mode == Draft.MetricMode.INLINE:
+        return draft.inline_source or None
+    return draft.metric_version.source if draft.metric_version else None
+
+
+def resolved_engine(draft: Draft) -> str:
+    if draft.engine == Engine.AUTO:
+        return AUTO_ENGINE[ArtifactKind(draft.artifact_kind)]
+    return draft.engine
+
+
+# -- completeness -----------------------------------------------------------------
+
+
+def artifact_problem(kind: str, content: str, source: str) -> Problem | None:
+    if kind == ArtifactKind.PROMPT and not content.strip():
+        return Problem("artifact", "template_empty", {})
+    if kind != ArtifactKind.PROMPT and not source.strip():
+        return Problem("artifact", "program_empty", {})
+    try:
+        job = artifact_of(kind, content, source).to_job()
+    except ArtifactError as exc:
+        return Problem("artifact", exc.code, exc.params)
+    if kind != ArtifactKind.PROMPT and not _defines_run(job["source"]):
+        return Problem("artifact", "no_run_function", {})
+    return None
+
+
+def _defines_run(source: str) -> bool:
+    """Whether the program binds `run` at module level (a def, an assignment, an import)."""
+    tree = ast.parse(source)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "run":
+            return True
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "run" for t in targets):
+                return True
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            if any((alias.asname or alias.name) == "run" for alias in node.names):
+                return True
+        if isinstance(node, ast.If | ast.Try | ast.With):
+            return True  # bound conditionally: the run itself will tell
+    return False
+
+
+def dataset_problem(draft: Draft) -> Problem | None:
+    facts = dataset_facts(draft)
+    if facts is None:
+        return Problem("dataset", "no_dataset", {})
+    if facts["problem"] is not None:
+        return Problem("dataset", facts["problem"]["code"], facts["problem"]["params"])
+    return None
+
+
+def metric_problem(mode: str, source: str | None) -> Problem | None:
+    if not source or not source.strip():
+        return Problem("metric", "no_metric" if mode == "saved" else "metric_empty", {})
+    result = static_check(source)
+    failed = next((s for s in result.stages if s.status == "failed"), None)
+    if failed is not None:
+        return Problem("metric", "metric_static", {"stage": asdict(failed)})
+    return None
+
+
+def models_problem(draft: Draft) -> Problem | None:
+    if not draft.task_model:
+        return Problem("models", "no_task_model", {})
+    if not draft.reflection_model:
+        return Problem("models", "no_reflection_model", {})
+    if draft.artifact_kind not in ENGINE_KINDS.get(draft.engine, ()):
+        return Problem("models", "engine_kind", {"engine": draft.engine})
+    return None
+
+
+def problems(draft: Draft) -> dict[str, Problem]:
+    """The first problem of each step that is not complete (the check step included)."""
+    found: dict[str, Problem] = {}
+    checks = (
+        (
+            "artifact",
+            lambda: artifact_problem(
+                draft.artifact_kind, draft.artifact_content, draft.program_source
+            ),
+        ),
+        ("dataset", lambda: dataset_problem(draft)),
+        ("metric", lambda: metric_problem(draft.metric_mode, metric_source(draft))),
+        ("models", lambda: models_problem(draft)),
+    )
+    for step, check in checks:
+        problem = check()
+        if problem is not None:
+            found[step] = problem
+    if not found and check_state(draft) != "passed":
+        found["check"] = Problem("check", "check_required", {})
+    return found
+
+
+def first_open_step(draft: Draft) -> str:
+    found = problems(draft)
+    return next((step for step in STEPS if step in found), STEPS[-1])
+
+
+# -- the contract check as the gate ------------------------------------------------
+
+
+def fingerprint(draft: Draft) -> str:
+    """The hash of everything a check of this draft runs; "" while a step is incomplete."""
+    try:
+        config = {
+            "artifact": {
+                "kind": draft.artifact_kind,
+                "content": draft.artifact_content,
+                "source": draft.program_source if draft.artifact_kind != "prompt" else "",
+            },
+            "dataset": draft.dataset.sha256 if draft.dataset else None,
+            "settings": (dataset_facts(draft) or {}).get("key"),
+            "sample": sample_indices(draft) if draft.dataset else None,
+            "metric": metric_source(draft),
+            "models": [draft.task_model, draft.reflection_model, draft.metric_model],
+        }
+    except DatasetError:
+        return ""
+    text = json.dumps(config, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def check_state(draft: Draft) -> str:
+    """ "none", "stale" (run for something that has changed since), or the check's
+    status (queued, running, passed, failed) when it is the draft's current one."""
+    check = draft.contract_check
+    if check is None:
+        return "none"
+    if check.fingerprint != fingerprint(draft):
+        return "stale"
+    return check.status
