@@ -9,13 +9,19 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    JsonResponse,
+)
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import push_url
+from django_htmx.http import HttpResponseClientRedirect, push_url
 
 import dataset_files
 from dataset_files import DatasetError
@@ -142,7 +148,8 @@ def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
     if request.method != "POST":
         return _render_step(request, draft, step, form=_form_for(draft, step))
     if step not in FORM_STEPS:
-        return HttpResponse(status=405)
+        # The check and review steps act through their own URLs (check/run/, submit/).
+        return HttpResponseNotAllowed(["GET"])
     action = request.POST.get("action", "next")
     form = _form_for(draft, step, data=request.POST)
     if form is None:  # the dataset step before any upload
@@ -282,9 +289,7 @@ def draft_submit(request: HttpRequest, pk: int) -> HttpResponse:
         return _go(request, draft, rules.first_open_step(draft))
     messages.success(request, _("Run submitted. It is queued."))
     if request.htmx:
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = reverse("run_detail", args=[run.pk])
-        return response
+        return HttpResponseClientRedirect(reverse("run_detail", args=[run.pk]))
     return redirect("run_detail", pk=run.pk)
 
 

@@ -369,6 +369,17 @@ def test_a_draft_resumes_where_it_was_left(owner_client, draft):
     assert f'href="/en/submit/{draft.pk}/"' in listing
 
 
+def test_htmx_submit_sends_the_browser_to_the_run(
+    owner_client, draft, saved_metric, session_models, django_capture_on_commit_callbacks
+):
+    fill_to_check(owner_client, draft, saved_metric)
+    run_check_now(owner_client, draft, django_capture_on_commit_callbacks)
+    # The check and review steps are not forms of their own.
+    assert owner_client.post(url(draft, "review")).status_code == 405
+    response = owner_client.post(f"/en/submit/{draft.pk}/submit/", **HTMX)
+    assert response["HX-Redirect"] == f"/en/runs/{Run.objects.get().pk}/"
+
+
 def test_later_steps_wait_for_earlier_ones(owner_client, draft):
     response = owner_client.get(url(draft, "models"))
     assert response.status_code == 302 and response["Location"] == url(draft, "artifact")
