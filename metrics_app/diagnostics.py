@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.http import JsonResponse
 from django.utils.translation import gettext as _
 
 from contract.static import static_check
@@ -30,6 +31,12 @@ def static_diagnostics(source: str) -> list[dict]:
                 }
             )
     return found
+
+
+def response(request) -> JsonResponse:
+    """The answer to an editor's diagnostics request: {"diagnostics": [...]} for the
+    posted source. The caller has already checked that the user owns what it edits."""
+    return JsonResponse({"diagnostics": static_diagnostics(request.POST.get("source", ""))})
 
 
 def completions() -> list[dict]:

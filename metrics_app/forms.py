@@ -58,32 +58,25 @@ class ModelSelect(forms.Select):
         return option
 
 
-def _model_field(label, empty_label) -> forms.ChoiceField:
-    return forms.ChoiceField(label=label, required=False, choices=[("", empty_label)])
-
-
-class EditorForm(forms.Form):
-    source = forms.CharField(
-        label=_("metric.py"),
-        widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false", "class": "code"}),
-        strip=False,
-        required=False,
-    )
-    timeout_s = forms.IntegerField(
-        label=_("Time limit per call (seconds)"),
-        min_value=MIN_TIMEOUT_S,
-        max_value=MAX_TIMEOUT_S,
+def model_field(label, empty_label, help_text="") -> forms.ChoiceField:
+    """A model picker field; ModelPickers fills its choices from the catalogue."""
+    return forms.ChoiceField(
+        label=label, required=False, choices=[("", empty_label)], help_text=help_text
     )
 
-    reflection_model = _model_field(_("Reflection model"), _("None selected"))
-    metric_model = _model_field(_("Metric model"), _("Same as the reflection model"))
+
+class ModelPickers:
+    """For a form whose MODEL_FIELDS are model_field()s: the catalogue's models as
+    choices, the ones not configured shown but disabled, and refused if posted anyway."""
+
+    MODEL_FIELDS: tuple[str, ...] = ()
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         options = model_choices.options()
         unavailable = {o["id"]: o["key_env"] for o in options if not o["configured"]}
         self._unavailable = unavailable
-        for name in ("reflection_model", "metric_model"):
+        for name in self.MODEL_FIELDS:
             field = self.fields[name]
             field.choices = [field.choices[0], *((o["id"], o["label"]) for o in options)]
             field.widget = ModelSelect(choices=field.choices, unavailable=unavailable)
@@ -96,6 +89,25 @@ class EditorForm(forms.Form):
                 params={"model": value, "variable": self._unavailable[value]},
             )
         return value
+
+
+class EditorForm(ModelPickers, forms.Form):
+    MODEL_FIELDS = ("reflection_model", "metric_model")
+
+    source = forms.CharField(
+        label=_("metric.py"),
+        widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false", "class": "code"}),
+        strip=False,
+        required=False,
+    )
+    timeout_s = forms.IntegerField(
+        label=_("Time limit per call (seconds)"),
+        min_value=MIN_TIMEOUT_S,
+        max_value=MAX_TIMEOUT_S,
+    )
+
+    reflection_model = model_field(_("Reflection model"), _("None selected"))
+    metric_model = model_field(_("Metric model"), _("Same as the reflection model"))
 
     def clean_reflection_model(self) -> str:
         return self._clean_model("reflection_model")

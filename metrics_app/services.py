@@ -227,29 +227,36 @@ def check_execute(check_id: int) -> None:
     )
 
 
-def _model_gateway(check: Check):
-    """The metric model for this check's llm() calls (docs: else the reflection model).
-
-    A choice that stopped being usable (a key removed from the server) reaches the metric
-    as a model_error saying so, rather than failing the whole check.
-    """
+def _gateway_or_refusal(make):
+    """(gateway, its per-case handler factory) from make(); (None, None) when no model is
+    chosen. A choice that stopped being usable (a key removed from the server) reaches the
+    user's code as a model_error saying so, rather than failing the whole check."""
     from providers.catalogue import ModelChoiceError
-    from providers.gateway import gateway_for_check, refusing_handler
+    from providers.gateway import refusing_handler
 
     try:
-        gateway = gateway_for_check(
-            model_choices.catalogue(),
-            metric_model=check.metric_model or None,
-            reflection_model=check.reflection_model or None,
-            limits=model_choices.limits(),
-            timeout_s=settings.MODEL_TIMEOUT_S,
-        )
+        gateway = make()
     except ModelChoiceError as exc:
         handler = refusing_handler(exc.code, exc.message)
         return None, lambda index: handler
     if gateway is None:
         return None, None
     return gateway, gateway.for_case
+
+
+def _model_gateway(check: Check):
+    """The metric model for this check's llm() calls (docs: else the reflection model)."""
+    from providers.gateway import gateway_for_check
+
+    return _gateway_or_refusal(
+        lambda: gateway_for_check(
+            model_choices.catalogue(),
+            metric_model=check.metric_model or None,
+            reflection_model=check.reflection_model or None,
+            limits=model_choices.limits(),
+            timeout_s=settings.MODEL_TIMEOUT_S,
+        )
+    )
 
 
 def _artifact(check: Check):
@@ -270,23 +277,20 @@ def _artifact(check: Check):
 
 
 def _task_gateway(check: Check):
-    """The task model for the artifact's llm() calls; a choice that stopped being usable
-    reaches the run as a model error saying so."""
-    from providers.catalogue import ModelChoiceError
-    from providers.gateway import ModelGateway, refusing_handler
+    """The task model for the artifact's llm() calls (a wizard check only)."""
+    from providers.gateway import ModelGateway
 
     if not check.artifact or not check.task_model:
         return None, None
     found = model_choices.catalogue()
-    try:
-        model = found.resolve(check.task_model)
-    except ModelChoiceError as exc:
-        handler = refusing_handler(exc.code, exc.message)
-        return None, lambda index: handler
-    gateway = ModelGateway(
-        model, env=found.env, limits=model_choices.limits(), timeout_s=settings.MODEL_TIMEOUT_S
+    return _gateway_or_refusal(
+        lambda: ModelGateway(
+            found.resolve(check.task_model),
+            env=found.env,
+            limits=model_choices.limits(),
+            timeout_s=settings.MODEL_TIMEOUT_S,
+        )
     )
-    return gateway, gateway.for_case
 
 
 class Heartbeat(threading.Thread):

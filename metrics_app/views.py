@@ -254,8 +254,7 @@ def version_restore(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def metric_diagnostics(request: HttpRequest, pk: int) -> JsonResponse:
     """Static diagnostics while typing: load, signature and REWARD_SPEC, nothing executed."""
     selectors.get_metric_for_user(request.user, pk)
-    source = request.POST.get("source", "")
-    return JsonResponse({"diagnostics": diagnostics.static_diagnostics(source)})
+    return diagnostics.response(request)
 
 
 @login_required

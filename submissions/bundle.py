@@ -20,7 +20,8 @@ from pathlib import Path
 from django.conf import settings
 
 from metrics_app.models import Check
-from submissions.models import Dataset
+from submissions import rules, services
+from submissions.models import Dataset, Draft, Run
 
 # The helper package the bundle carries: what `from skynet import ...` in metric.py
 # and the DSPy adapter need. The child's private modules stay out.
@@ -94,3 +95,22 @@ def build(*, config: dict, metric_source: str, dataset: Dataset, check: Check) -
         for name in RUNTIME_FILES:
             archive.write(_runtime_dir() / name, f"skynet/{name}")
     return buffer.getvalue()
+
+
+def for_run(run: Run) -> bytes:
+    return build(
+        config=run.config,
+        metric_source=run.metric_source,
+        dataset=run.dataset,
+        check=run.contract_check,
+    )
+
+
+def for_draft(draft: Draft) -> bytes:
+    """The bundle the draft's run would have; only for a draft whose check counts."""
+    return build(
+        config=services.run_config(draft),
+        metric_source=rules.metric_source(draft) or "",
+        dataset=draft.dataset,
+        check=draft.contract_check,
+    )

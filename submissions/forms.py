@@ -7,8 +7,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 import dataset_files
-from metrics_app import model_choices
-from metrics_app.forms import ModelSelect
+from metrics_app.forms import ModelPickers, model_field
 from metrics_app.models import MetricVersion
 from submissions import datasets, rules, text
 from submissions.models import ArtifactKind, Dataset, Draft, Engine
@@ -240,12 +239,14 @@ class MetricForm(forms.Form):
         return data
 
 
-class ModelsForm(forms.Form):
-    task_model = forms.ChoiceField(label=_("Task model"), required=False)
-    reflection_model = forms.ChoiceField(label=_("Reflection model"), required=False)
-    metric_model = forms.ChoiceField(
-        label=_("Metric model"),
-        required=False,
+class ModelsForm(ModelPickers, forms.Form):
+    MODEL_FIELDS = ("task_model", "reflection_model", "metric_model")
+
+    task_model = model_field(_("Task model"), _("Choose the task model"))
+    reflection_model = model_field(_("Reflection model"), _("Choose the reflection model"))
+    metric_model = model_field(
+        _("Metric model"),
+        _("Same as the reflection model"),
         help_text=_("Optional: the model behind llm() in your metric."),
     )
     engine = forms.ChoiceField(label=_("Engine"), choices=Engine.choices, widget=forms.RadioSelect)
@@ -256,38 +257,27 @@ class ModelsForm(forms.Form):
         help_text=_("Each rollout runs the artifact once and calls your metric once."),
     )
 
-    EMPTY = {
-        "task_model": _("Choose the task model"),
-        "reflection_model": _("Choose the reflection model"),
-        "metric_model": _("Same as the reflection model"),
-    }
-    REQUIRED = {
-        "task_model": "no_task_model",
-        "reflection_model": "no_reflection_model",
-    }
-
     def __init__(self, *args, kind: str, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.kind = kind
-        options = model_choices.options()
-        self._unavailable = {o["id"]: o["key_env"] for o in options if not o["configured"]}
-        for name, empty in self.EMPTY.items():
-            field = self.fields[name]
-            field.choices = [("", empty), *((o["id"], o["label"]) for o in options)]
-            field.widget = ModelSelect(choices=field.choices, unavailable=self._unavailable)
+
+    def _required_model(self, name: str, problem: str) -> str:
+        value = self._clean_model(name)
+        if not value:
+            raise forms.ValidationError(text.problem_message(problem))
+        return value
+
+    def clean_task_model(self) -> str:
+        return self._required_model("task_model", "no_task_model")
+
+    def clean_reflection_model(self) -> str:
+        return self._required_model("reflection_model", "no_reflection_model")
+
+    def clean_metric_model(self) -> str:
+        return self._clean_model("metric_model")
 
     def clean(self):
         data = super().clean()
-        for name in self.EMPTY:
-            value = data.get(name, "")
-            if not value and name in self.REQUIRED:
-                self.add_error(name, text.problem_message(self.REQUIRED[name]))
-            elif value in self._unavailable:
-                self.add_error(
-                    name,
-                    _("%(model)s is not configured: set the environment variable %(variable)s.")
-                    % {"model": value, "variable": self._unavailable[value]},
-                )
         engine = data.get("engine")
         if engine and self.kind not in rules.ENGINE_KINDS[Engine(engine)]:
             self.add_error("engine", text.problem_message("engine_kind", {"engine": engine}))

@@ -89,7 +89,7 @@ def step_context(draft: Draft, step: str, *, form=None, upload=None) -> dict:
         if not any(s in found for s in FORM_STEPS):
             context["sample_rows"] = datasets.dataset_facts(draft)["sample_rows"]
     if step == "review" and not found:
-        context["summary"] = services.run_config(draft)
+        context["summary"] = services.run_config(draft, split_rows=False)
         context.update(config_rows(context["summary"]))
     return context
 

@@ -137,10 +137,14 @@ def draft_check_start(draft: Draft, *, language: str = "en") -> Check:
 # -- submit -----------------------------------------------------------------------
 
 
-def run_config(draft: Draft) -> dict:
-    """The run configuration: what the run's run.json records."""
+def run_config(draft: Draft, *, split_rows: bool = True) -> dict:
+    """The run configuration: what the run's run.json records.
+
+    split_rows=False leaves out each split's row list (the counts stay), which for a
+    split column would read every row: for a summary to show, not to run."""
     assert draft.dataset is not None and draft.contract_check is not None
-    splits = draft_splits(draft)
+    splits = draft_splits(draft) if split_rows else None
+    counts = dataset_files.counts(splits) if splits else dataset_facts(draft)["counts"]
     version = draft.metric_version if draft.metric_mode == Draft.MetricMode.SAVED else None
     return {
         "format": 1,
@@ -170,8 +174,8 @@ def run_config(draft: Draft) -> dict:
                 },
                 "seed": draft.seed if draft.split_mode == Draft.SplitMode.RATIO else None,
                 "column": draft.split_column or None,
-                "counts": dataset_files.counts(splits),
-                "rows": splits,
+                "counts": counts,
+                **({"rows": splits} if split_rows else {}),
             },
         },
         "metric": {

@@ -262,8 +262,7 @@ def draft_check(request: HttpRequest, pk: int) -> HttpResponse:
 def draft_diagnostics(request: HttpRequest, pk: int) -> JsonResponse:
     """Static diagnostics of an inline metric.py while it is typed; nothing is executed."""
     selectors.get_draft_for_user(request.user, pk)
-    source = request.POST.get("source", "")
-    return JsonResponse({"diagnostics": diagnostics.static_diagnostics(source)})
+    return diagnostics.response(request)
 
 
 @login_required
@@ -310,13 +309,7 @@ def draft_bundle(request: HttpRequest, pk: int) -> HttpResponse:
     if rules.problems(draft):
         messages.error(request, text.problem_message("check_required"))
         return redirect(_step_url(draft, rules.first_open_step(draft)))
-    data = bundle.build(
-        config=services.run_config(draft),
-        metric_source=rules.metric_source(draft) or "",
-        dataset=draft.dataset,
-        check=draft.contract_check,
-    )
-    return _zip(data, f"skynet-draft-{draft.pk}.zip")
+    return _zip(bundle.for_draft(draft), f"skynet-draft-{draft.pk}.zip")
 
 
 @login_required
@@ -339,13 +332,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def run_bundle(request: HttpRequest, pk: int) -> HttpResponse:
     run = selectors.get_run_for_user(request.user, pk)
-    data = bundle.build(
-        config=run.config,
-        metric_source=run.metric_source,
-        dataset=run.dataset,
-        check=run.contract_check,
-    )
-    return _zip(data, f"skynet-run-{run.pk}.zip")
+    return _zip(bundle.for_run(run), f"skynet-run-{run.pk}.zip")
 
 
 def _zip(data: bytes, filename: str) -> HttpResponse:
