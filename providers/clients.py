@@ -1,8 +1,10 @@
 """Provider clients: one chat call over real HTTP, with timeouts, retries and clear errors.
 
 Two wire formats: OpenAI chat completions (providers "openai" and "openai_compatible")
-and Anthropic messages. `ProviderClient.complete()` returns a Completion (text and token
-counts) or raises ProviderError with a stable `code` and the provider's own message:
+and Anthropic messages. Every request carries an output cap (the budget's allowance, or
+the model's max_output_tokens): Anthropic's and OpenAI-compatible servers' `max_tokens`,
+OpenAI's `max_completion_tokens`. `ProviderClient.complete()` returns a Completion (text
+and token counts) or raises ProviderError with a stable `code` and a message:
 
     unauthorized    401 / 403
     not_found       404 (often: the model name is wrong for this account or server)
@@ -16,6 +18,10 @@ counts) or raises ProviderError with a stable `code` and the provider's own mess
 
 429, 5xx and connection failures are retried with exponential backoff and jitter,
 honouring Retry-After (capped); other errors are final at once.
+
+An HTTP error's message is "HTTP <status> <provider's error code>: <provider's message>".
+Every message reaches the metric, so it is scrubbed of the key in every form a provider
+may echo it (redact.scrub) and capped at MAX_MESSAGE_CHARS.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import email.utils
 import json
 import random
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -30,12 +37,21 @@ from dataclasses import dataclass
 import httpx
 
 from providers.catalogue import Model
+from providers.redact import scrub
 
 OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
 ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 MAX_RESPONSE_BYTES = 8 << 20
 MAX_MESSAGE_CHARS = 1000
+# Scrubbing looks at no more than this much of a provider's message (it is cut to
+# MAX_MESSAGE_CHARS after), so a huge error body costs little.
+MAX_SCRUBBED_CHARS = 16 * MAX_MESSAGE_CHARS
+# Tokens one message adds around its text (role markers, separators, the reply's
+# priming), counted generously: OpenAI's and Anthropic's formats add a few, local chat
+# templates a dozen or so.
+MESSAGE_OVERHEAD_TOKENS = 16
+_PROVIDER_CODE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 ERROR_CODES = (
     "unauthorized",
@@ -95,6 +111,28 @@ def user_text(input: object) -> str:
     return json.dumps(input, ensure_ascii=False)
 
 
+def prompt_parts(instructions: str, input: object) -> tuple[str | None, str]:
+    """(system, user) as sent: `input` None sends the instructions alone, as the user
+    message; otherwise they are the system prompt and `input` the user message."""
+    if input is None:
+        return None, instructions
+    return instructions, user_text(input)
+
+
+def prompt_token_bound(instructions: str, input: object) -> int:
+    """An upper bound of the prompt's input tokens, whatever the tokenizer.
+
+    Every token of a byte-level tokenizer (those of OpenAI, Anthropic and the open
+    models) stands for at least one byte of UTF-8 text, so the UTF-8 length of the
+    texts as sent bounds their tokens from above; each message, and the priming of the
+    reply, adds at most MESSAGE_OVERHEAD_TOKENS of markers.
+    """
+    system, user = prompt_parts(instructions, input)
+    texts = [user] if system is None else [system, user]
+    size = sum(len(text.encode("utf-8", "surrogatepass")) for text in texts)
+    return size + MESSAGE_OVERHEAD_TOKENS * (len(texts) + 1)
+
+
 def base_url(model: Model, env: Mapping[str, str]) -> str:
     """Where the model's API lives: the catalogue's base_url, or the SDKs' env variables."""
     if model.provider == "openai":
@@ -139,41 +177,49 @@ class ProviderClient:
 
     # -- one call ---------------------------------------------------------------------
 
-    def complete(self, instructions: str, input: object = None) -> Completion:
-        """Ask the model; `input` None sends the instructions alone, as the user message."""
+    def complete(
+        self, instructions: str, input: object = None, *, max_output_tokens: int | None = None
+    ) -> Completion:
+        """Ask the model; `input` None sends the instructions alone, as the user message.
+
+        `max_output_tokens` caps the reply (a budget's Reservation.output_tokens); None
+        means the model's max_output_tokens.
+        """
+        cap = self.model.max_output_tokens if max_output_tokens is None else max_output_tokens
+        system, user = prompt_parts(instructions, input)
         if self.model.provider == "anthropic":
-            url, headers, body = self._anthropic_request(instructions, input)
+            url, headers, body = self._anthropic_request(system, user, cap)
             parse = _parse_anthropic
         else:
-            url, headers, body = self._openai_request(instructions, input)
+            url, headers, body = self._openai_request(system, user, cap)
             parse = _parse_openai
         try:
             data = self._post_with_retries(url, headers, body)
             return parse(data)
         except ProviderError as exc:
-            raise ProviderError(exc.code, self._redact(exc.message), exc.status) from None
+            # HTTP errors were scrubbed before their cuts; this is for the rest (a
+            # connection error, a refusal), and is cut after scrubbing.
+            message = self._clean(exc.message)[:MAX_MESSAGE_CHARS]
+            raise ProviderError(exc.code, message, exc.status) from None
 
-    def _openai_request(self, instructions: str, input: object) -> tuple[str, dict, dict]:
-        if input is None:
-            messages = [{"role": "user", "content": instructions}]
-        else:
-            messages = [
-                {"role": "system", "content": instructions},
-                {"role": "user", "content": user_text(input)},
-            ]
+    def _openai_request(self, system: str | None, user: str, cap: int) -> tuple[str, dict, dict]:
+        messages = [{"role": "user", "content": user}]
+        if system is not None:
+            messages.insert(0, {"role": "system", "content": system})
         headers = {"content-type": "application/json"}
         if self.api_key:
             headers["authorization"] = f"Bearer {self.api_key}"
-        body = {"model": self.model.api_model, "messages": messages}
+        # OpenAI replaced max_tokens by max_completion_tokens (the reasoning models refuse
+        # the old name); compatible servers (Ollama, vLLM, llama.cpp) know max_tokens.
+        cap_name = "max_completion_tokens" if self.model.provider == "openai" else "max_tokens"
+        body = {"model": self.model.api_model, "messages": messages, cap_name: cap}
         return f"{self.base}/chat/completions", headers, body
 
-    def _anthropic_request(self, instructions: str, input: object) -> tuple[str, dict, dict]:
-        body: dict = {"model": self.model.api_model, "max_tokens": self.model.max_output_tokens}
-        if input is None:
-            body["messages"] = [{"role": "user", "content": instructions}]
-        else:
-            body["system"] = instructions
-            body["messages"] = [{"role": "user", "content": user_text(input)}]
+    def _anthropic_request(self, system: str | None, user: str, cap: int) -> tuple[str, dict, dict]:
+        body: dict = {"model": self.model.api_model, "max_tokens": cap}
+        if system is not None:
+            body["system"] = system
+        body["messages"] = [{"role": "user", "content": user}]
         headers = {
             "content-type": "application/json",
             "x-api-key": self.api_key,
@@ -218,10 +264,11 @@ class ProviderClient:
             try:
                 return json.loads(raw)
             except ValueError:
-                raise ProviderError(
-                    "bad_response", f"the reply is not JSON: {_snippet(raw)}", status
-                ) from None
-        message, error_code = _error_message(raw, status)
+                snippet = _snippet(self._clean(_text(raw)))
+                message = f"the reply is not JSON: {snippet}"
+                raise ProviderError("bad_response", message, status) from None
+        text, error_code = _error_message(raw, self._clean)
+        message = _http_error_message(status, error_code, text, self._clean)
         if status == 429:
             error = ProviderError("rate_limited", message, status)
             if error_code == "insufficient_quota":  # no wait will help
@@ -239,11 +286,13 @@ class ProviderClient:
             raise ProviderError("bad_request", message, status)
         raise ProviderError("bad_response", f"unexpected HTTP status {status}", status)
 
-    def _redact(self, text: str) -> str:
-        """Never hand a key back: the message reaches the metric."""
-        if self.api_key and len(self.api_key) >= 4:
-            text = text.replace(self.api_key, "***")
-        return text[:MAX_MESSAGE_CHARS]
+    def _clean(self, text: str) -> str:
+        """`text` without the key in any form: the message reaches the metric."""
+        if len(text) > MAX_SCRUBBED_CHARS:
+            # Cut at a space, so that no half of an echoed key is left at the end.
+            head = text[:MAX_SCRUBBED_CHARS].rsplit(None, 1)
+            text = head[0] if head else ""
+        return scrub(text, self.api_key)
 
 
 class _Retryable(Exception):
@@ -293,16 +342,32 @@ def _retry_after(headers: httpx.Headers) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _snippet(raw: bytes, limit: int = 200) -> str:
-    text = raw.decode("utf-8", "replace").strip()
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace").strip()
+
+
+def _snippet(text: str, limit: int = 200) -> str:
     return text[:limit] + ("…" if len(text) > limit else "") if text else "(empty)"
 
 
-def _error_message(raw: bytes, status: int) -> tuple[str, str | None]:
-    """The provider's own message from an error body, and its error code if it gave one.
+def _http_error_message(
+    status: int, code: str | None, message: str, clean: Callable[[str], str]
+) -> str:
+    """The message of an HTTP error, "HTTP 401 invalid_api_key: <message>": the status,
+    the provider's error code when it is a plain identifier (and no part of the key),
+    and the provider's message, already clean."""
+    prefix = f"HTTP {status}"
+    if code and _PROVIDER_CODE.fullmatch(code) and clean(code) == code:
+        prefix += f" {code}"
+    return f"{prefix}: {message}" if message else prefix
+
+
+def _error_message(raw: bytes, clean: Callable[[str], str]) -> tuple[str, str | None]:
+    """The provider's own message from an error body, passed through `clean` (the key's
+    scrubber) before any cut, and its error code if it gave one.
 
     OpenAI and Anthropic: {"error": {"message": ..., "type"/"code": ...}}; Ollama and
-    others: {"error": "..."} or {"message": "..."}.
+    others: {"error": "..."} or {"message": "..."}; anything else is quoted.
     """
     try:
         data = json.loads(raw)
@@ -312,15 +377,15 @@ def _error_message(raw: bytes, status: int) -> tuple[str, str | None]:
         error = data.get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             code = error.get("code") if isinstance(error.get("code"), str) else None
-            return error["message"], code or (
+            return clean(error["message"]), code or (
                 error.get("type") if isinstance(error.get("type"), str) else None
             )
         if isinstance(error, str) and error:
-            return error, None
+            return clean(error), None
         if isinstance(data.get("message"), str) and data["message"]:
-            return data["message"], None
-    text = raw.decode("utf-8", "replace").strip()
-    return (_snippet(raw) if text else f"HTTP {status}"), None
+            return clean(data["message"]), None
+    text = _text(raw)
+    return (_snippet(clean(text)) if text else ""), None
 
 
 def _count(usage: object, key: str) -> int:

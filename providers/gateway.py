@@ -15,9 +15,9 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 
-from providers.budget import Budget, BudgetExceeded, Limits, Usage
+from providers.budget import Budget, BudgetExceeded, Limits, Reservation, Usage
 from providers.catalogue import Catalogue, Model, resolve_metric_model
-from providers.clients import ProviderClient, ProviderError, RetryPolicy
+from providers.clients import ProviderClient, ProviderError, RetryPolicy, prompt_token_bound
 
 LlmHandler = Callable[[dict], dict]
 logger = logging.getLogger(__name__)
@@ -35,26 +35,37 @@ def make_llm_handler(
 ) -> LlmHandler:
     """A handler for contract.runner: every call is budgeted, timed and recorded in `meter`.
 
-    The key is read from `env` (the parent's environment) here and goes no further than
-    the HTTP request. Pass `client` to share one connection pool between handlers.
+    The budget is claimed before the call (the prompt's token bound and an output cap
+    that fits what is left) and the cap is sent with the request, so no call can take
+    the check past its limits. The key is read from `env` (the parent's environment)
+    here and goes no further than the HTTP request. Pass `client` to share one
+    connection pool between handlers.
     """
     if client is None:
         client = ProviderClient(
             model, api_key=_api_key(model, env), env=env, timeout_s=timeout_s, retry=retry
         )
-    free = model.input_usd_per_mtok == 0 and model.output_usd_per_mtok == 0
 
     def handle(request: dict) -> dict:
         instructions = request.get("instructions")
         if not isinstance(instructions, str):
             return {"error": "bad_request", "message": "instructions must be a string"}
+        input = request.get("input")
         try:
-            budget.reserve(free=free)
+            reservation = budget.reserve(model, prompt_token_bound(instructions, input))
         except BudgetExceeded as exc:
             return {"error": "budget_exceeded", "message": exc.message, **exc.params}
+        try:
+            return call(instructions, input, reservation)
+        finally:
+            budget.release(reservation)  # a failed call's; a no-op once settled
+
+    def call(instructions: str, input: object, reservation: Reservation) -> dict:
         started = time.monotonic()
         try:
-            completion = client.complete(instructions, request.get("input"))
+            completion = client.complete(
+                instructions, input, max_output_tokens=reservation.output_tokens
+            )
         except ProviderError as exc:
             meter.record(ms=(time.monotonic() - started) * 1000)
             return {"error": exc.code, "message": exc.message}
@@ -64,7 +75,10 @@ def make_llm_handler(
             return {"error": "handler_error", "message": type(exc).__name__}
         ms = (time.monotonic() - started) * 1000
         cost = model.cost_usd(completion.input_tokens, completion.output_tokens)
-        budget.charge(completion.input_tokens + completion.output_tokens, cost)
+        # Charged and released at once, so no other call can claim the space between.
+        budget.settle(
+            reservation, tokens=completion.input_tokens + completion.output_tokens, usd=cost
+        )
         meter.record(
             input_tokens=completion.input_tokens,
             output_tokens=completion.output_tokens,

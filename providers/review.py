@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from providers.budget import Budget, Usage
 from providers.catalogue import Model
-from providers.clients import ProviderClient, RetryPolicy
+from providers.clients import ProviderClient, RetryPolicy, prompt_token_bound
 
 LANGUAGES = {"en": "English", "es": "Spanish", "hi": "Hindi"}
 MAX_FIELD_CHARS = 4000
@@ -63,16 +63,25 @@ def review_feedback(
         "feedback": feedback[:MAX_FIELD_CHARS],
     }
     key = env.get(model.api_key_env, "").strip() if model.needs_key else ""
-    free = model.input_usd_per_mtok == 0 and model.output_usd_per_mtok == 0
-    if budget is not None:
-        budget.reserve(free=free)
+    instructions = INSTRUCTIONS.format(language=LANGUAGES[language])
+    reservation = None
+    if budget is not None:  # claimed before the call, with the output cap that fits
+        reservation = budget.reserve(model, prompt_token_bound(instructions, case))
+    cap = reservation.output_tokens if reservation else None
     usage = Usage()
     started = time.monotonic()
-    with ProviderClient(model, api_key=key, env=env, timeout_s=timeout_s, retry=retry) as client:
-        completion = client.complete(INSTRUCTIONS.format(language=LANGUAGES[language]), case)
-    cost = model.cost_usd(completion.input_tokens, completion.output_tokens)
-    if budget is not None:
-        budget.charge(completion.input_tokens + completion.output_tokens, cost)
+    try:
+        with ProviderClient(
+            model, api_key=key, env=env, timeout_s=timeout_s, retry=retry
+        ) as client:
+            completion = client.complete(instructions, case, max_output_tokens=cap)
+        cost = model.cost_usd(completion.input_tokens, completion.output_tokens)
+        if reservation is not None:
+            tokens = completion.input_tokens + completion.output_tokens
+            budget.settle(reservation, tokens=tokens, usd=cost)
+    finally:
+        if reservation is not None:
+            budget.release(reservation)  # a failed call's; a no-op once settled
     usage.record(
         input_tokens=completion.input_tokens,
         output_tokens=completion.output_tokens,

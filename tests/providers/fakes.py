@@ -4,9 +4,13 @@ messages wire formats, with scripted replies, injected latency and errors.
 Routes: POST /v1/chat/completions (OpenAI: base URL <url>/v1) and POST /v1/messages
 (Anthropic: base URL <url>). Like the real services it checks the key (Authorization:
 Bearer, or x-api-key plus anthropic-version) and answers 401 with the provider's error
-body when it is wrong. Every request is recorded. Replies come from `script` (one Reply
+body when it is wrong; Anthropic also needs max_tokens. Every request is recorded, with
+the output cap it carried (`Request.output_cap`). Replies come from `script` (one Reply
 per request, in order) and, when that is empty, from the judge: "PASS ..." when the user
-message contains "Answer: Paris", else "FAIL ...".
+message contains "Answer: Paris", else "FAIL ...". The judge's usage never reports more
+output tokens than the cap, as a real provider's; with `worst_case` set it reports the
+most a provider could: output tokens equal to the cap, and input tokens equal to the
+client's bound (Request.most_input_tokens).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from providers.clients import MESSAGE_OVERHEAD_TOKENS
+
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
 
@@ -29,7 +35,7 @@ class Reply:
     body: object = None  # dict/list -> JSON; bytes as they are; None -> the judge's answer
     headers: dict = field(default_factory=dict)
     delay_s: float = 0.0
-    # For a None body: the usage the judge's answer reports.
+    # For a None body: the usage the judge's answer reports (output at most the cap).
     input_tokens: int = 12
     output_tokens: int = 7
 
@@ -51,6 +57,24 @@ class Request:
     @property
     def user(self) -> str:
         return self.body["messages"][-1]["content"]
+
+    @property
+    def output_cap(self) -> int | None:
+        """The reply limit the request carried, under its wire format's name."""
+        for name in ("max_tokens", "max_completion_tokens"):
+            if name in self.body:
+                return self.body[name]
+        return None
+
+    @property
+    def most_input_tokens(self) -> int:
+        """The most input tokens a tokenizer could count for this prompt: one a byte, and
+        the client's allowance for each message's markers (and the reply's priming)."""
+        texts = [m["content"] for m in self.body["messages"]]
+        if self.path == ANTHROPIC_PATH and "system" in self.body:
+            texts.append(self.body["system"])
+        size = sum(len(text.encode()) for text in texts)
+        return size + MESSAGE_OVERHEAD_TOKENS * (len(texts) + 1)
 
 
 def openai_reply(text: str, prompt_tokens: int, completion_tokens: int, model: str = "m") -> dict:
@@ -107,6 +131,7 @@ class FakeProvider:
         self.anthropic_key = anthropic_key
         self.requests: list[Request] = []
         self.script: deque[Reply] = deque()
+        self.worst_case = False
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
@@ -132,22 +157,34 @@ class FakeProvider:
         self.script.extend(replies)
 
     def _reply_for(self, path: str, headers: dict, body: dict) -> tuple[int, bytes, dict, float]:
+        request = Request(path, headers, body, time.monotonic())
         with self._lock:
-            self.requests.append(Request(path, headers, body, time.monotonic()))
+            self.requests.append(request)
             scripted = self.script.popleft() if self.script else None
         anthropic = path == ANTHROPIC_PATH
         key_error = self._key_error(anthropic, headers)
         if key_error is not None:
             return 401, json.dumps(key_error).encode(), {}, 0.0
+        if anthropic and not isinstance(body.get("max_tokens"), int):
+            return 400, json.dumps(anthropic_error("max_tokens: Field required")).encode(), {}, 0.0
         reply = scripted or Reply()
         body_out = reply.body
         if body_out is None:
-            user = body["messages"][-1]["content"]
-            text = judge(user)
+            text = judge(request.user)
+            used_in, used_out = self._usage(request, reply)
             make = anthropic_reply if anthropic else openai_reply
-            body_out = make(text, reply.input_tokens, reply.output_tokens, body.get("model", ""))
+            body_out = make(text, used_in, used_out, body.get("model", ""))
         raw = body_out if isinstance(body_out, bytes) else json.dumps(body_out).encode()
         return reply.status, raw, reply.headers, reply.delay_s
+
+    def _usage(self, request: Request, reply: Reply) -> tuple[int, int]:
+        """(input, output) tokens the judge's answer reports."""
+        cap = request.output_cap
+        if cap is None:
+            return reply.input_tokens, reply.output_tokens
+        if self.worst_case:
+            return request.most_input_tokens, cap
+        return reply.input_tokens, min(reply.output_tokens, cap)
 
     def _key_error(self, anthropic: bool, headers: dict) -> dict | None:
         if anthropic:

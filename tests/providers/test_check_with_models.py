@@ -117,22 +117,27 @@ def test_the_budget_is_shared_by_the_cases_of_a_check(provider, gateway, check):
                 return 0.5, {"feedback": f"{made} calls, then {exc.code}: {exc.message}"}
             return 1.0, {"feedback": f"{made} calls"}
     """
-    # Each call reports 12 + 7 tokens: the 4th call's 76 tokens reach the limit of 70.
-    limits = Limits(max_calls=100, max_tokens=70, max_usd=10.0)
+    # Each call claims its prompt's bound (60-62 tokens: "Say hi." and the output, plus
+    # 48 for the markers) and at least one output token before it is made, and is then
+    # charged the 12 + 7 tokens the fake reports: after four calls (76 tokens) the 54
+    # tokens left cannot hold the next call.
+    limits = Limits(max_calls=100, max_tokens=130, max_usd=10.0)
     result = check(metric, gateway("openai/test-gpt", limits), cases=list(DEFAULT_CASES))
 
     feedback = [c.feedback for c in result.cases]
     assert feedback == [
         "3 calls",
-        "1 calls, then budget_exceeded: max_tokens=70, used 76",
-        "0 calls, then budget_exceeded: max_tokens=70, used 76",
+        "1 calls, then budget_exceeded: max_tokens=130, used 76",
+        "0 calls, then budget_exceeded: max_tokens=130, used 76",
     ]
     assert len(provider.requests) == 4
     assert [c.usage and c.usage["model_calls"] for c in result.cases] == [3, 1, None]
 
 
 def _openai_500():
-    return Reply(500, openai_error("The server had an error while processing your request."))
+    return Reply(
+        500, openai_error("The server had an error while processing your request.", "server_error")
+    )
 
 
 ERRORS = {
@@ -140,25 +145,25 @@ ERRORS = {
         [Reply(401, openai_error("Incorrect API key provided: sk-wr***ng.", code="invalid_api_key"))],
         1,
         "unauthorized",
-        "Incorrect API key provided: sk-wr***ng.",
+        "HTTP 401 invalid_api_key: Incorrect API key provided: sk-wr***ng.",
     ),
     "not_found": (
         [Reply(404, openai_error("The model `gpt-test` does not exist or you do not have access to it.", code="model_not_found"))],
         1,
         "not_found",
-        "The model `gpt-test` does not exist or you do not have access to it.",
+        "HTTP 404 model_not_found: The model `gpt-test` does not exist or you do not have access to it.",
     ),
     "server_error_after_retries": (
         [_openai_500(), _openai_500(), _openai_500()],
         3,
         "server_error",
-        "The server had an error while processing your request.",
+        "HTTP 500 server_error: The server had an error while processing your request.",
     ),
     "rate_limited_after_retries": (
         [Reply(429, openai_error("Rate limit reached for gpt-test.", "requests", "rate_limit_exceeded"))] * 3,
         3,
         "rate_limited",
-        "Rate limit reached for gpt-test.",
+        "HTTP 429 rate_limit_exceeded: Rate limit reached for gpt-test.",
     ),
     "malformed_json": (
         [Reply(200, b'{"choices": [{"message": ')],
@@ -218,7 +223,7 @@ def test_an_anthropic_error_carries_its_message(provider, gateway, check):
     case = check(ONE_CALL_METRIC, gateway("anthropic/test-claude")).cases[0]
     assert case.params == {
         "code": "bad_request",
-        "message": "prompt is too long: 250000 tokens > 200000 maximum",
+        "message": "HTTP 400 invalid_request_error: prompt is too long: 250000 tokens > 200000 maximum",
     }
 
 
@@ -228,7 +233,9 @@ def test_the_wrong_key_is_unauthorized_and_never_echoed(provider, catalogue, gat
     case = check(ONE_CALL_METRIC, gateway("openai/test-gpt")).cases[0]
 
     assert case.params["code"] == "unauthorized"
-    assert case.params["message"].startswith("Incorrect API key provided: ***. ")
+    assert case.params["message"].startswith(
+        "HTTP 401 invalid_api_key: Incorrect API key provided: ***. "
+    )
     assert OPENAI_KEY not in case.params["message"]
 
 

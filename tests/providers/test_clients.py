@@ -52,6 +52,7 @@ def test_openai_chat_completions(provider, client):
             {"role": "system", "content": "Be brief."},
             {"role": "user", "content": "Hi"},
         ],
+        "max_completion_tokens": 4096,  # the model's max_output_tokens, by default
     }
 
 
@@ -130,7 +131,10 @@ def test_an_html_error_page_is_quoted(provider, client):
     provider.queue(*[Reply(502, b"<html>Bad Gateway</html>")] * 3)
     with pytest.raises(ProviderError) as caught:
         client().complete("x", "y")
-    assert (caught.value.code, caught.value.message) == ("server_error", "<html>Bad Gateway</html>")
+    assert (caught.value.code, caught.value.message) == (
+        "server_error",
+        "HTTP 502: <html>Bad Gateway</html>",
+    )
     assert caught.value.status == 502
 
 
@@ -139,7 +143,10 @@ def test_a_spent_quota_is_not_retried(provider, client):
     provider.queue(Reply(429, openai_error(message, "insufficient_quota", "insufficient_quota")))
     with pytest.raises(ProviderError) as caught:
         client().complete("x", "y")
-    assert (caught.value.code, caught.value.message) == ("rate_limited", message)
+    assert (caught.value.code, caught.value.message) == (
+        "rate_limited",
+        f"HTTP 429 insufficient_quota: {message}",
+    )
     assert len(provider.requests) == 1
 
 
@@ -149,7 +156,7 @@ def test_an_ollama_style_error_body(provider, client):
     with pytest.raises(ProviderError) as caught:
         client("local/free").complete("x", "y")
     assert caught.value.code == "not_found"
-    assert caught.value.message == "model 'llama3.1' not found, try pulling it first"
+    assert caught.value.message == "HTTP 404: model 'llama3.1' not found, try pulling it first"
     assert "authorization" not in provider.requests[0].headers
 
 
@@ -157,7 +164,10 @@ def test_anthropic_auth_error(provider, client, catalogue):
     provider.anthropic_key = "another"
     with pytest.raises(ProviderError) as caught:
         client("anthropic/test-claude").complete("x", "y")
-    assert (caught.value.code, caught.value.message) == ("unauthorized", "invalid x-api-key")
+    assert (caught.value.code, caught.value.message) == (
+        "unauthorized",
+        "HTTP 401 authentication_error: invalid x-api-key",
+    )
 
 
 def test_a_refusal(provider, client):
@@ -218,4 +228,4 @@ def test_the_key_is_redacted_from_error_messages(provider, client):
     provider.queue(Reply(400, anthropic_error(f"bad header x-api-key: {ANTHROPIC_KEY}")))
     with pytest.raises(ProviderError) as caught:
         client("anthropic/test-claude").complete("x", "y")
-    assert caught.value.message == "bad header x-api-key: ***"
+    assert caught.value.message == "HTTP 400 invalid_request_error: bad header x-api-key: ***"

@@ -56,7 +56,7 @@ def test_a_provider_error_is_raised_with_its_message(provider, catalogue):
         )  # fmt: skip
     assert (caught.value.code, caught.value.message) == (
         "not_found",
-        "The model `gpt-test` does not exist.",
+        "HTTP 404 invalid_request_error: The model `gpt-test` does not exist.",
     )
 
 
