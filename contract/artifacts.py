@@ -10,9 +10,12 @@ Two kinds:
   `{field}` placeholders with the input fields (plain names only, see
   skynet.template) and returns the task model's answer to it.
 
-What run returns becomes score()'s `output`, in the same child, so it need not
-be JSON. Everything here is checked in the parent before any child starts;
-problems raise ArtifactError (a ValueError) with a code from ARTIFACT_ERRORS.
+The run happens in a child of its own (skynet._artifact); what run returns
+crosses to the metric's child as data (skynet.values), so it need not be JSON:
+built-in values arrive as they were, other objects as stand-ins with the same
+class name, attributes and repr. Everything here is checked in the parent
+before any child starts; problems raise ArtifactError (a ValueError) with a code
+from ARTIFACT_ERRORS.
 """
 
 from __future__ import annotations
@@ -98,7 +101,7 @@ class Artifact:
         return {"kind": "python", "content": self.content, "source": checked.text}
 
 
-# -- the run phase's frames, checked before the runner trusts them -------------
+# -- the run child's frames, checked before the runner trusts them ------------
 
 
 def _require(condition: bool) -> None:
@@ -106,37 +109,33 @@ def _require(condition: bool) -> None:
         raise ProtocolError("bad_frame_shape")
 
 
-def _frames_list(value: object) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(f, dict)
-        and (f.get("line") is None or isinstance(f.get("line"), int))
-        and isinstance(f.get("function"), str)
-        and isinstance(f.get("text"), str)
-        for f in value
-    )
-
-
 def check_run_finished(frame: dict) -> dict:
+    """The "run_finished" frame with its texts capped; ProtocolError when malformed."""
+    from contract.frames import _clean, clean_exception, clean_traceback
+
     outcome = frame.get("outcome")
     if outcome == "returned":
+        _require(isinstance(frame.get("output"), dict))
         _require(isinstance(frame.get("output_repr"), str))
-    elif outcome == "raised":
-        _require(frame.get("problem") in RUN_PROBLEMS)
-        _require(isinstance(frame.get("params"), dict))
-        _require(frame.get("exception") is None or isinstance(frame.get("exception"), dict))
-        _require(_frames_list(frame.get("traceback", [])))
-    else:
-        _require(False)
-    return frame
+        return {
+            "outcome": "returned",
+            "output": frame["output"],
+            "output_repr": frame["output_repr"][:OUTPUT_REPR_LIMIT],
+        }
+    _require(outcome == "raised" and frame.get("problem") in RUN_PROBLEMS)
+    _require(isinstance(frame.get("params"), dict))
+    return {
+        "outcome": "raised",
+        "problem": frame["problem"],
+        "params": _clean(frame["params"]),
+        "exception": clean_exception(frame.get("exception")),
+        "traceback": clean_traceback(frame.get("traceback", [])),
+    }
 
 
 # -- usage, per phase -----------------------------------------------------------
 
 USAGE_KEYS = ("model_calls", "input_tokens", "output_tokens", "cost_usd", "model_ms")
-
-
-def counts_usage(handler: object) -> bool:
-    return callable(getattr(handler, "usage", None))
 
 
 def usage_now(handler: object) -> dict | None:

@@ -8,6 +8,7 @@ here has a message.
 from __future__ import annotations
 
 from contract.artifacts import ARTIFACT_ERRORS, RUN_PROBLEMS, RUN_STATUSES
+from contract.sandbox.errors import REASONS as SANDBOX_UNAVAILABLE_REASONS
 from providers.clients import ERROR_CODES as PROVIDER_ERROR_CODES
 from skynet import rewardspec, signature
 from skynet.returns import PROBLEMS as RETURN_VALUE_PROBLEMS
@@ -25,6 +26,8 @@ LOAD_PROBLEMS = (
     "no_score_function",
     "timeout",
     "crashed",
+    # No check can run on this worker (contract.sandbox.SandboxUnavailable).
+    "sandbox_unavailable",
 )
 SYNTAX_ERROR_REASONS = ("syntax", "null_bytes", "too_complex")
 SIGNATURE_PROBLEMS = ("bad_signature",)
@@ -122,6 +125,7 @@ def all_codes() -> dict[str, tuple[str, ...]]:
         "signature_reasons": SIGNATURE_REASONS,
         "reward_spec_codes": REWARD_SPEC_CODES,
         "crash_reasons": CRASH_REASONS,
+        "sandbox_unavailable_reasons": SANDBOX_UNAVAILABLE_REASONS,
         "skip_reasons": SKIP_REASONS,
         "model_error_codes": MODEL_ERROR_CODES,
         "hints": HINTS,

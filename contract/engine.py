@@ -6,13 +6,17 @@ then each case runs in its own fresh child (contract.runner), one after the
 other. The first child's "loaded" report decides load / signature /
 reward_spec; all cases run even when one fails, so every row is shown.
 
-With an artifact (contract.artifacts.Artifact), each child first runs it on
-the case's input and score() gets what it returned as `output`; the case row
-gets a `run` report and the parent's measurements of the run as its
-observation. A run that fails (run_error, run_model_error, a timeout...) is a
-case error. The load stages are then decided by the first child that got as
-far as loading metric.py; when no child did, they are skipped (reason
-"run_failed").
+With an artifact (contract.artifacts.Artifact), each case first runs it on the
+case's input in a child of its own, and a fresh metric child scores what it
+returned as `output`; the case row gets a `run` report and the worker's
+measurements of the run as its observation. A run that fails (run_error,
+run_model_error, a timeout...) is a case error; a run that ended by itself
+still has its metric child load metric.py, so the load stages are reported.
+When no metric child loaded, they are skipped (reason "run_failed").
+
+When the sandbox cannot be had on this worker (contract.sandbox
+SandboxUnavailable), nothing runs: the load stage fails with
+"sandbox_unavailable", naming the reason.
 """
 
 from __future__ import annotations
@@ -22,11 +26,11 @@ import numbers
 from collections.abc import Callable, Sequence
 
 from contract import sandbox
-from contract.artifacts import RUN_PROBLEMS, Artifact
+from contract.artifacts import RUN_PROBLEMS, Artifact, usage_delta, usage_now
 from contract.cases import DEFAULT_CASES, Case
 from contract.hints import ScoredCase, compute_hints
 from contract.results import CaseResult, CheckResult, StageResult
-from contract.runner import ChildOutcome, LlmHandler, loaded_is_final, run_child
+from contract.runner import ChildOutcome, LlmHandler, loaded_is_final, run_metric, run_program
 from contract.source import check_source
 from contract.static import static_check
 from skynet import OBSERVATION_KEYS
@@ -178,8 +182,50 @@ def _first_child(check: _Check, outcome: ChildOutcome, row: CaseResult) -> bool:
 
 
 def _stopped_in_run(outcome: ChildOutcome) -> bool:
-    """The child ended during the artifact's run: it never got to load metric.py."""
+    """The case ended during the artifact's run: no metric child loaded metric.py."""
     return outcome.loaded is None and outcome.phase == "run"
+
+
+def _run_case(
+    text: str,
+    case: Case,
+    *,
+    timeout: float,
+    handler: LlmHandler | None,
+    task_handler: LlmHandler | None,
+    on_loaded,
+    sandbox_config: sandbox.SandboxConfig | None,
+    artifact_job: dict | None,
+) -> ChildOutcome:
+    """One case: the metric child, after the run child when there is an artifact."""
+    common = dict(timeout_s=timeout, sandbox_config=sandbox_config)
+    if artifact_job is None:
+        return run_metric(text, case, on_llm=handler, on_loaded=on_loaded, **common)
+    program = run_program(artifact_job, case, on_task_llm=task_handler, **common)
+    if program.output is None and not program.finished:
+        # Killed or timed out while running: metric.py was never reached.
+        outcome = ChildOutcome(phase="run", layers=program.layers)
+        outcome.failure = program.run["status"] if program.run["status"] == "timeout" else "crashed"
+        outcome.failure_params = program.run["params"]
+    else:
+        before = usage_now(handler)
+        outcome = run_metric(
+            text,
+            case,
+            on_llm=handler,
+            on_loaded=on_loaded,
+            output=program.output,
+            observation=program.observation,
+            call=program.output is not None,
+            **common,
+        )
+        outcome.metric_usage = usage_delta(before, usage_now(handler))
+    outcome.run, outcome.observation = program.run, program.observation
+    outcome.stdout = program.stdout + outcome.stdout
+    outcome.stderr = program.stderr + outcome.stderr
+    outcome.stdout_truncated += program.stdout_truncated
+    outcome.stderr_truncated += program.stderr_truncated
+    return outcome
 
 
 def _usage(handler: object) -> dict | None:
@@ -257,6 +303,7 @@ def run_check(
             for i, c in enumerate(case_list)
         ],
     )
+    result.sandbox_mode = (sandbox_config or sandbox.SandboxConfig()).mode
     check = _Check(result, on_progress)
     check.set_stage("load", "running")
     check.progress()
@@ -276,16 +323,24 @@ def run_check(
         task_handler = None
         if artifact_job is not None and task_llm_for_case is not None:
             task_handler = task_llm_for_case(index)
-        outcome = run_child(
-            checked.text,
-            case,
-            timeout_s=timeout,
-            on_llm=handler,
-            on_loaded=check.apply_loaded if not decided else None,
-            sandbox_config=sandbox_config,
-            artifact=artifact_job,
-            on_task_llm=task_handler,
-        )
+        try:
+            outcome = _run_case(
+                checked.text,
+                case,
+                timeout=timeout,
+                handler=handler,
+                task_handler=task_handler,
+                on_loaded=check.apply_loaded if not decided else None,
+                sandbox_config=sandbox_config,
+                artifact_job=artifact_job,
+            )
+        except sandbox.SandboxUnavailable as exc:
+            params = {"reason": exc.reason, "detail": exc.detail}
+            problems = [{"code": "sandbox_unavailable", "params": params}]
+            for stage_id in LOAD_STAGES:
+                check.set_stage(stage_id, "skipped")
+            check.set_stage("load", "failed", "sandbox_unavailable", params, problems)
+            return check.fail("load")
         row.usage = _usage(handler) if artifact_job is None else outcome.metric_usage
         if not decided and not (artifact_job is not None and _stopped_in_run(outcome)):
             decided = True

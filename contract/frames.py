@@ -1,17 +1,26 @@
-"""Shape checks for the frames a child sends, before the engine trusts them.
+"""The worker's reading of a metric child's frames: shapes checked, rules applied here.
 
-The child is our code, but metric code runs in the same process and can write
-to the channel, so every field the engine reads is checked here; anything off
-is a ProtocolError, which the runner reports as a crash (reason "protocol").
+Metric code runs in the child's process and can write to the channel, so nothing a child
+says is taken as a verdict. "loaded" carries what loading did and raw data (score()'s
+parameters, REWARD_SPEC as a skynet.values tree); "result" carries the returned value as
+a tree. The stages, the return-value verdict, the feedback cap and the call's duration are
+computed here, by the same rules the docs state. Anything malformed is a ProtocolError,
+which the runner reports as a crash (reason "protocol"). Every text a child sends is
+capped before it is stored.
 """
 
 from __future__ import annotations
 
-import math
-
+from contract import values
+from skynet import rewardspec, signature
+from skynet.safe import MESSAGE_LIMIT, NAME_LIMIT, clip
 from skynet.wire import ProtocolError
 
-_STAGE_STATUSES = ("passed", "failed", "skipped")
+LOAD_PROBLEMS = ("syntax_error", "import_error", "no_score_function")
+RAISED_PROBLEMS = ("exception", "model_error")
+TRACEBACK_LIMIT = 40
+TEXT_LIMIT = 200
+_SKIPPED = {"status": "skipped", "problem": None, "params": {}, "problems": []}
 
 
 def _require(condition: bool) -> None:
@@ -19,73 +28,141 @@ def _require(condition: bool) -> None:
         raise ProtocolError("bad_frame_shape")
 
 
-def _optional(value: object, kind: type | tuple[type, ...]) -> bool:
-    return value is None or isinstance(value, kind)
+def _clean(value: object, depth: int = 0) -> object:
+    """A JSON value capped in size: strings, lists and nesting."""
+    if isinstance(value, str):
+        return clip(value, MESSAGE_LIMIT)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    _require(depth < 4)
+    if isinstance(value, list):
+        return [_clean(item, depth + 1) for item in value[:50]]
+    if isinstance(value, dict):
+        return {
+            clip(str(key), NAME_LIMIT): _clean(item, depth + 1)
+            for key, item in list(value.items())[:50]
+        }
+    raise ProtocolError("bad_frame_shape")
 
 
-def _number(value: object) -> bool:
-    return type(value) in (int, float) and math.isfinite(value)  # type: ignore[arg-type]
+def clean_traceback(value: object) -> list[dict]:
+    _require(isinstance(value, list))
+    frames = []
+    for item in value[:TRACEBACK_LIMIT]:  # type: ignore[index]
+        _require(isinstance(item, dict))
+        line, function, text = item.get("line"), item.get("function"), item.get("text")
+        _require(line is None or type(line) is int)
+        _require(isinstance(function, str) and isinstance(text, str))
+        frames.append(
+            {"line": line, "function": clip(function, NAME_LIMIT), "text": clip(text, TEXT_LIMIT)}
+        )
+    return frames
 
 
-def _frames_list(value: object) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(f, dict)
-        and _optional(f.get("line"), int)
-        and isinstance(f.get("function"), str)
-        and isinstance(f.get("text"), str)
-        for f in value
-    )
+def clean_exception(value: object) -> dict | None:
+    if value is None:
+        return None
+    _require(isinstance(value, dict))
+    assert isinstance(value, dict)
+    omitted = value.get("omitted_frames", 0)
+    _require(type(omitted) is int and omitted >= 0)
+    _require(isinstance(value.get("type"), str) and isinstance(value.get("message"), str))
+    return {
+        "type": clip(value["type"], NAME_LIMIT),
+        "message": clip(value["message"], MESSAGE_LIMIT),
+        "omitted_frames": omitted,
+    }
 
 
 def check_ready(frame: dict) -> list[str]:
     layers = frame.get("layers")
     _require(isinstance(layers, list) and all(isinstance(x, str) for x in layers))
-    return layers  # type: ignore[return-value]
+    return [clip(layer, NAME_LIMIT) for layer in layers[:20]]  # type: ignore[index]
 
 
-def check_loaded(frame: dict) -> dict:
-    stages = frame.get("stages")
-    _require(isinstance(stages, dict))
-    for name in ("load", "signature", "reward_spec"):
-        stage = stages.get(name)
-        _require(isinstance(stage, dict) and stage.get("status") in _STAGE_STATUSES)
-        _require(_optional(stage.get("problem"), str))
-        _require(isinstance(stage.get("params"), dict))
-        _require(isinstance(stage.get("problems"), list))
-        _require(_frames_list(stage["params"].get("traceback", [])))
-    _require(frame.get("call_args") in (None, 2, 3))
-    _require(isinstance(frame.get("has_reward_spec"), bool))
-    return frame
+def _stage(problem: str | None = None, params: dict | None = None, problems=None) -> dict:
+    params = params or {}
+    if problems is None:
+        problems = [] if problem is None else [{"code": problem, "params": params}]
+    status = "passed" if problem is None else "failed"
+    return {"status": status, "problem": problem, "params": params, "problems": problems}
 
 
-def _check_return(report: object) -> None:
-    _require(isinstance(report, dict))
-    assert isinstance(report, dict)
-    _require(_optional(report.get("problem"), str))
-    _require(isinstance(report.get("params"), dict))
-    _require(report.get("score") is None or _number(report.get("score")))
-    _require(isinstance(report.get("bool_score"), bool))
-    _require(_optional(report.get("feedback"), str))
-    _require(_optional(report.get("feedback_length"), int))
-    scores = report.get("scores")
-    _require(isinstance(scores, dict) and all(_number(v) for v in scores.values()))
-    _require(isinstance(report.get("scores_omitted"), int))
-    _require(_optional(report.get("repr"), str))
-    # A valid verdict always carries its score and feedback.
-    if report.get("problem") is None:
-        _require(report.get("score") is not None and report.get("feedback") is not None)
+def _load_stage(load: object) -> dict:
+    _require(isinstance(load, dict))
+    assert isinstance(load, dict)
+    if load.get("status") == "passed":
+        return _stage()
+    _require(load.get("status") == "failed" and load.get("problem") in LOAD_PROBLEMS)
+    params = load.get("params")
+    _require(isinstance(params, dict))
+    assert isinstance(params, dict)
+    cleaned = {key: _clean(item) for key, item in params.items() if key != "traceback"}
+    if "traceback" in params:
+        cleaned["traceback"] = clean_traceback(params["traceback"])
+    return _stage(load["problem"], cleaned)
 
 
-def check_result(frame: dict) -> dict:
-    _require(_number(frame.get("duration_ms")))
+def _signature_stage(described: object) -> tuple[dict, int | None]:
+    _require(isinstance(described, dict))
+    assert isinstance(described, dict)
+    if described.get("not_inspectable") is True:
+        bad = signature.not_inspectable()
+        return _stage(bad["code"], bad["params"], problems=[bad]), None
+    try:
+        shape = signature.shape_from_data(described.get("shape"))
+    except ValueError:
+        raise ProtocolError("bad_frame_shape") from None
+    problems, call_args = signature.check(shape)
+    if problems:
+        first = problems[0]
+        return _stage(first["code"], first["params"], problems=problems), None
+    return _stage(), call_args
+
+
+def _reward_spec_stage(node: object) -> dict:
+    problems = rewardspec.validate(values.decode(node))
+    if problems:
+        return _stage("invalid_reward_spec", {"count": len(problems)}, problems=problems)
+    return _stage()
+
+
+def judge_loaded(frame: dict) -> dict:
+    """{"stages": {load, signature, reward_spec}, "call_args", "has_reward_spec"}, from
+    what the child reported, by the worker's own rules."""
+    stages = {"load": _load_stage(frame.get("load")), "signature": dict(_SKIPPED)}
+    stages["reward_spec"] = dict(_SKIPPED)
+    call_args = None
+    has_reward_spec = False
+    if stages["load"]["status"] == "passed":
+        stages["signature"], call_args = _signature_stage(frame.get("signature"))
+        if call_args is not None:
+            node = frame.get("reward_spec")
+            if node is None:
+                stages["reward_spec"] = {**_SKIPPED, "params": {"reason": "not_defined"}}
+            else:
+                _require(isinstance(node, dict))
+                has_reward_spec = True
+                stages["reward_spec"] = _reward_spec_stage(node)
+    return {"stages": stages, "call_args": call_args, "has_reward_spec": has_reward_spec}
+
+
+def judge_result(frame: dict, duration_ms: float) -> dict:
+    """The result of a score() call: the verdict on the value the child described, or the
+    error it raised. `duration_ms` is the worker's clock; the child's is never asked."""
     outcome = frame.get("outcome")
     if outcome == "returned":
-        _check_return(frame.get("return"))
-    elif outcome == "raised":
-        _require(frame.get("problem") in ("exception", "model_error"))
-        _require(isinstance(frame.get("params"), dict))
-        _require(_optional(frame.get("exception"), dict))
-        _require(_frames_list(frame.get("traceback", [])))
-    else:
-        _require(False)
-    return frame
+        _require(isinstance(frame.get("value"), dict))
+        report = values.return_report(frame["value"], frame.get("repr"))
+        return {"outcome": "returned", "duration_ms": duration_ms, "return": report}
+    _require(outcome == "raised" and frame.get("problem") in RAISED_PROBLEMS)
+    params = frame.get("params")
+    _require(isinstance(params, dict))
+    return {
+        "outcome": "raised",
+        "duration_ms": duration_ms,
+        "problem": frame["problem"],
+        "params": _clean(params),
+        "exception": clean_exception(frame.get("exception")),
+        "traceback": clean_traceback(frame.get("traceback", [])),
+    }

@@ -34,8 +34,8 @@ class CaseResult:
     problem: str | None = None
     params: dict = field(default_factory=dict)
     repr: str | None = None
-    # Wall time of the score() call as the child measured it, and as the
-    # parent saw it (from "loaded" to "result", llm round trips included).
+    # Wall time of the score() call on the worker's clock (from "loaded" to "result",
+    # llm round trips included); parent_duration_ms is the same, kept for stored results.
     duration_ms: float | None = None
     parent_duration_ms: float | None = None
     traceback: list[dict] = field(default_factory=list)
@@ -73,6 +73,8 @@ class CheckResult:
     hints: list[Hint] = field(default_factory=list)
     layers: list[str] = field(default_factory=list)
     timeout_s: float | None = None
+    # "bwrap", or "unconfined" when an operator turned the namespaces off.
+    sandbox_mode: str | None = None
 
     def stage(self, stage_id: str) -> StageResult:
         for stage in self.stages:
@@ -93,6 +95,7 @@ class CheckResult:
             hints=[_build(Hint, h) for h in data.get("hints", [])],
             layers=list(data.get("layers", [])),
             timeout_s=data.get("timeout_s"),
+            sandbox_mode=data.get("sandbox_mode"),
         )
 
     def snapshot(self) -> CheckResult:

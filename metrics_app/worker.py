@@ -23,7 +23,7 @@ def _self_test_at_start(**kwargs) -> None:
 
 @worker_process_init.connect
 def _prepare_pool_process(**kwargs) -> None:
-    # bubblewrap leaves its namespace init for someone to reap, and a killed fallback
+    # bubblewrap leaves its namespace init for someone to reap, and a killed unconfined
     # sandbox orphans its processes: as subreaper this process gets and reaps them.
     sandbox.adopt_orphans()
     from billiard.process import current_process

@@ -258,7 +258,7 @@ class Stack:
         return f"http://127.0.0.1:{self.port}"
 
     def sandbox_status(self) -> dict:
-        """Each worker's self-test result: which sandbox layers hold, bwrap or fallback."""
+        """Each worker's self-test result: which sandbox layers hold, and the mode."""
         from skynet_web.celery import app
 
         replies = app.control.broadcast("sandbox_status", reply=True, timeout=2) or []

@@ -5,9 +5,10 @@ user code could start) for a bare interpreter and then with each layer added:
 
     bare        python -E -s -B child.py FD, reads the job, answers
     +rlimits    + _confine.apply() without seccomp (rlimits, PDEATHSIG, env check)
-    +seccomp    + the seccomp filter (pyseccomp over libseccomp)
-    +uid        + setpriv to an unprivileged uid (the full no-namespace fallback)
-    +bwrap      + bubblewrap namespaces (the full sandbox, as the runner launches it)
+    +seccomp    + the worker's seccomp filter, loaded by the child (BPF from the job)
+    +uid        + setpriv to an unprivileged uid (SKYNET_SANDBOX=unconfined, no cgroup)
+    +cgroup     + a cgroup of its own for the check's memory and processes
+    +bwrap      + bubblewrap namespaces, filter installed by bwrap (the full sandbox)
 
 Variants run round-robin so drift hits them alike; the bare baseline is measured in the same
 run. Usage (as root, like the worker): .venv/bin/python scripts/bench_sandbox.py [--runs 30]
@@ -68,18 +69,16 @@ def _variants(runtime_dir: str, timeout_s: float) -> dict:
     python = sandbox.SandboxConfig().python
     script = os.path.join(runtime_dir, "bench_child.py")
     plain_argv = [python, "-E", "-s", "-B", script]
-    no_uid = sandbox.SandboxConfig(uid=None, use_bwrap=False)
+    no_uid = sandbox.SandboxConfig(uid=None, mode="unconfined", cgroup="off")
     env = sandbox.sandbox_env()
 
     def direct(seccomp: bool | None):
         def build(fd: int):
             limits = None
             if seccomp is not None:
-                limits = {
-                    **sandbox.limits_for(timeout_s, no_uid),
-                    "seccomp": seccomp,
-                    "required": [],
-                }
+                limits = {**sandbox.limits_for(timeout_s, no_uid), "required": []}
+                if not seccomp:
+                    limits["seccomp"] = None
             return [*plain_argv, str(fd)], env, limits, None
 
         return build
@@ -89,7 +88,7 @@ def _variants(runtime_dir: str, timeout_s: float) -> dict:
             launch = sandbox.prepare(
                 runtime_dir, "bench_child.py", [str(fd)], timeout_s=timeout_s, config=cfg
             )
-            return launch.argv, launch.env, sandbox.limits_for(timeout_s, cfg), launch
+            return launch.argv, launch.env, launch.limits, launch
 
         return build
 
@@ -99,8 +98,12 @@ def _variants(runtime_dir: str, timeout_s: float) -> dict:
         "+seccomp": direct(True),
     }
     if os.geteuid() == 0:
-        variants["+uid"] = through_prepare(sandbox.SandboxConfig(use_bwrap=False))
-        if sandbox.active_layers(sandbox.SandboxConfig())[0] == "namespaces":
+        unconfined = sandbox.SandboxConfig(mode="unconfined", cgroup="off")
+        variants["+uid"] = through_prepare(unconfined)
+        grouped = sandbox.SandboxConfig(mode="unconfined")
+        if "cgroup" in sandbox.active_layers(grouped):
+            variants["+cgroup"] = through_prepare(grouped)
+        if sandbox.availability(sandbox.SandboxConfig()) is None:
             variants["+bwrap"] = through_prepare(sandbox.SandboxConfig())
     return variants
 
@@ -110,15 +113,11 @@ def _one(build) -> float:
     fd = child.fileno()
     started = time.perf_counter()
     argv, env, limits, launch = build(fd)
-    proc = subprocess.Popen(
-        argv,
-        env=env,
-        pass_fds=(fd,),
-        start_new_session=True,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    streams = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if launch is not None:
+        proc = launch.popen(pass_fds=(fd,), **streams)
+    else:
+        proc = subprocess.Popen(argv, env=env, pass_fds=(fd,), start_new_session=True, **streams)
     child.close()
     try:
         job = {"apply": limits is not None, "limits": limits or {}}

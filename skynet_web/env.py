@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from skynet_web.private_files import private_dir
+
 
 class ConfigError(Exception):
     """A variable in the environment has a value the site cannot use."""
@@ -134,6 +136,34 @@ def env_url(
     return value
 
 
+def env_token(name: str, env: Mapping[str, str] = os.environ, *, min_length: int = 24) -> str:
+    """A shared secret that callers present in a header; empty when unset.
+
+    Too short a token can be guessed, and one with spaces or other characters a header
+    cannot carry would never match, so both stop start-up instead.
+    """
+    value = _raw(env, name)
+    if value is None:
+        return ""
+    if not all(33 <= ord(char) <= 126 for char in value):
+        raise ConfigError(f"{name} may hold only printable ASCII characters without spaces.")
+    if len(value) < min_length:
+        raise ConfigError(
+            f"{name} is {len(value)} characters long; use at least {min_length}, "
+            "e.g. from: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    return value
+
+
+def redis_py_url(url: str) -> str:
+    """A REDIS_URL as redis-py spells it: kombu's redis+socket:///path is unix:///path."""
+    parts = urlsplit(url)
+    if parts.scheme != "redis+socket":
+        return url
+    # Spelt out: urlunsplit drops the // of an unknown scheme with no host.
+    return f"unix://{parts.netloc}{parts.path}" + (f"?{parts.query}" if parts.query else "")
+
+
 def local_secret_key(path: os.PathLike[str] | str) -> str:
     """A random key kept in a private file, for a single machine that set none.
 
@@ -145,7 +175,7 @@ def local_secret_key(path: os.PathLike[str] | str) -> str:
         return path.read_text().strip()
     except FileNotFoundError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     key = secrets.token_urlsafe(50)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

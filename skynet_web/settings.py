@@ -14,13 +14,17 @@ from django.utils.translation import gettext_lazy as _
 from skynet_web.env import (
     ConfigError,
     env_bool,
+    env_choice,
     env_float,
     env_int,
     env_list,
     env_str,
+    env_token,
     env_url,
     local_secret_key,
+    redis_py_url,
 )
+from skynet_web.private_files import private_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -46,6 +50,11 @@ try:
     SECURE = env_bool("DJANGO_SECURE", False)
     CHECK_TIMEOUT_DEFAULT = env_int("SKYNET_CHECK_TIMEOUT", 60, minimum=1, maximum=600)
     CHECK_TASK_TIME_LIMIT = env_int("SKYNET_TASK_TIME_LIMIT", 3 * 600 + 60, minimum=30)
+    # "bwrap": every layer or no check runs. "unconfined" drops the namespaces, for a
+    # single-user machine whose kernel forbids them; never chosen unless set here.
+    SANDBOX_MODE = env_choice("SKYNET_SANDBOX", "bwrap", ("bwrap", "unconfined"))
+    SANDBOX_BWRAP = env_str("SKYNET_BWRAP", "")
+    SANDBOX_CGROUP = env_str("SKYNET_SANDBOX_CGROUP", "")
     SANDBOX_PYTHON = env_str("SKYNET_SANDBOX_PYTHON", "")
     SANDBOX_MEMORY_MB = env_int("SKYNET_SANDBOX_MEMORY_MB", 512, minimum=64, maximum=16384)
     MODEL_CATALOGUE = env_str(
@@ -57,6 +66,11 @@ try:
     CHECK_MAX_MODEL_USD = env_float("SKYNET_CHECK_MAX_MODEL_USD", 0.5, minimum=0.0)
     MODEL_TIMEOUT_S = env_float("SKYNET_MODEL_TIMEOUT", 60.0, minimum=1.0, maximum=600.0)
     WORKER_PING_TIMEOUT = env_int("SKYNET_WORKER_PING_MS", 1000, minimum=50, maximum=30000)
+    # /healthz shows its details (workers, sandbox layers, errors) only to staff users and
+    # to callers presenting this token; unset, only staff users see them.
+    HEALTH_TOKEN = env_token("SKYNET_HEALTH_TOKEN")
+    # Sign-up attempts one client address may make per hour.
+    SIGNUP_RATE_PER_HOUR = env_int("SKYNET_SIGNUP_RATE_PER_HOUR", 5, minimum=1, maximum=10000)
     LOG_LEVEL = env_str("DJANGO_LOG_LEVEL", "INFO").upper()
     if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
         raise ConfigError(f"DJANGO_LOG_LEVEL={LOG_LEVEL!r} is not a logging level.")
@@ -74,6 +88,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "csp",
     "axes",
+    "django_ratelimit",
     "template_partials",
     "metrics_app",
     "submissions",
@@ -114,6 +129,27 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
 
+# Sign-up rate limiting per client address (REMOTE_ADDR; IPv6 by /64), counted by
+# django-ratelimit in Redis so the count holds across every web process. The view counts
+# every sign-up POST and refuses the ones past SIGNUP_RATE_PER_HOUR.
+CACHES = {
+    # Nothing else is cached yet; the default stays per process and needs no Redis.
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "ratelimit": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": redis_py_url(REDIS_URL),
+        "KEY_PREFIX": "skynet",
+        # A Redis that is down must refuse a sign-up quickly, not hang it.
+        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+    },
+}
+RATELIMIT_USE_CACHE = "ratelimit"
+SILENCED_SYSTEM_CHECKS = [
+    # django-ratelimit 4.1 lists only django-redis's backend as supported; Django's own
+    # RedisCache has the shared, atomic add and incr it needs (jsocol/django-ratelimit#283).
+    "django_ratelimit.W001",
+]
+
 ROOT_URLCONF = "skynet_web.urls"
 WSGI_APPLICATION = "skynet_web.wsgi.application"
 
@@ -128,6 +164,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "metrics_app.context_processors.sandbox_mode",
             ],
         },
     },
@@ -135,6 +172,11 @@ TEMPLATES = [
 
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite cannot make the folder of its file, so make it private; var/ is this site's
+    # own, so a looser one from an older version is tightened. The file itself is made
+    # 0600 on each connection (metrics_app/apps.py).
+    _database_dir = Path(DATABASES["default"]["NAME"]).parent
+    private_dir(_database_dir, tighten=_database_dir == VAR_DIR)
     # The worker runs in another process, so tests need a file, not an in-memory database.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}

@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import pytest
+from django.core.cache import caches
 
+from skynet_web.env import redis_py_url
+from skynet_web.private_files import private_dir
 from skynet_web.processes import celery_worker_argv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,6 +25,38 @@ def _plain_static_storage(settings):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+
+
+@pytest.fixture(autouse=True)
+def _sign_up_counts_kept_apart(request):
+    # Sign-ups are counted in Redis. No test counts them in the Redis of a site running on
+    # this machine: a test that signs up asks for `signup_counts`; any other is refused as
+    # "unavailable", loudly, instead of counting somewhere shared.
+    if not request.config.pluginmanager.hasplugin("django"):
+        return  # a Django-free run (-p no:django) signs nobody up
+    settings = request.getfixturevalue("settings")
+    settings.CACHES = {
+        **settings.CACHES,
+        "ratelimit": {
+            **settings.CACHES["ratelimit"],
+            "LOCATION": "unix:///nonexistent/skynet-no-test-counts.sock",
+        },
+    }
+
+
+@pytest.fixture
+def signup_counts(settings, redis_url):
+    """Sign-up counts kept in the test Redis under a prefix of this test's own, so each
+    test starts from zero and none sees another's (CI shares one external Redis)."""
+    settings.CACHES = {
+        **settings.CACHES,
+        "ratelimit": {
+            **settings.CACHES["ratelimit"],
+            "LOCATION": redis_py_url(redis_url),
+            "KEY_PREFIX": f"test-{uuid.uuid4().hex}",
+        },
+    }
+    return caches["ratelimit"]
 
 
 @pytest.fixture
@@ -121,8 +157,7 @@ def celery_worker_process(django_db_setup, django_db_blocker, broker, redis_url,
         "DJANGO_SETTINGS_MODULE": "skynet_web.settings",
     }
     env.pop("ANTHROPIC_API_KEY", None)
-    log_path = ROOT / "var" / "test-worker.log"
-    log_path.parent.mkdir(exist_ok=True)
+    log_path = private_dir(ROOT / "var", tighten=True) / "test-worker.log"
     log = open(log_path, "wb")
     process = subprocess.Popen(
         celery_worker_argv(name=f"test-{os.getpid()}@%h", quiet=True),

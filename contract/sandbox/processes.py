@@ -143,11 +143,34 @@ def kill(proc: subprocess.Popen, launch: Launch | None = None, *, timeout_s: flo
     bwrap then reaps it and exits, so no zombie is orphaned. Without bubblewrap the tree is
     frozen with SIGSTOP first (a stopped process can neither fork nor setsid away), then
     killed; processes that left both the tree and the session are found only when the uid is
-    exclusive. Read the Popen's pipes after this returns: with True, no writer is left.
+    exclusive. With a cgroup (launch.group) every process in it is killed, whatever it did.
+    The launch's descriptors and cgroup are released. Read the Popen's pipes after this
+    returns: with True, no writer is left.
     """
+    try:
+        return _kill(proc, launch, timeout_s)
+    finally:
+        if launch is not None:
+            launch.release()
+
+
+def _kill(proc: subprocess.Popen, launch: Launch | None, timeout_s: float) -> bool:
     uid = launch.uid if launch is not None else None
     exclusive = bool(launch and launch.uid_exclusive)
     root = proc.pid
+    group = launch.group if launch is not None else None
+    if group is not None:
+        # Everything the sandbox started is in its cgroup, however it daemonized or whatever
+        # uid it ended up as: that is the whole sandbox, bwrap included.
+        group_clean = group.kill(timeout_s)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=max(0.1, timeout_s))
+        _reap_adopted(root, uid, exclusive)
+        if not group_clean or proc.poll() is None:
+            return False
+        # Strays outside the group cannot exist; the sweep below costs a /proc scan and
+        # proves it for an exclusive uid.
+        return not _members(root, False, uid, exclusive, set())
     root_alive = proc.poll() is None
     if uid is None and root_alive:
         info = _snapshot().get(root)

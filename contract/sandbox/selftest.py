@@ -13,7 +13,8 @@ import subprocess
 
 from contract.sandbox.config import DEFAULT_RUNTIME_DIR, SandboxConfig
 from contract.sandbox.detect import _ordered
-from contract.sandbox.launch import limits_for, prepare
+from contract.sandbox.errors import SandboxUnavailable
+from contract.sandbox.launch import prepare
 from contract.sandbox.processes import kill
 from skynet import wire
 
@@ -28,18 +29,30 @@ def self_test(
 ) -> dict:
     """Start one child exactly as the runner does and probe the walls from inside.
 
-    Returns {"layers": [...], "probes": {name: bool}, "mode": ..., "expected_layers": [...]}
-    where a probe is True when the wall held: network_blocked (TCP to a 127.0.0.1 listener
-    opened here), shadow_unreadable, secrets_absent (a fake secret planted in this process's
-    environment), project_hidden, uid_unprivileged, host_processes_hidden, root_readonly.
-    "layers" are the layers confirmed from inside the child.
+    Returns {"available": bool, "layers": [...], "probes": {name: bool}, "mode": ...,
+    "expected_layers": [...]} where a probe is True when the wall held: network_blocked (TCP
+    to a 127.0.0.1 listener opened here), abstract_socket_unreachable (an abstract AF_UNIX
+    listener opened here), shadow_unreadable, secrets_absent (a fake secret planted in this
+    process's environment), project_hidden, uid_unprivileged, host_processes_hidden,
+    root_readonly. "layers" are the layers confirmed from inside the child. When the sandbox
+    cannot be had, "available" is False and "reason" and "detail" say why (no child runs).
     """
     cfg = config or SandboxConfig()
     rd = runtime_dir or DEFAULT_RUNTIME_DIR
     secret = "skynet-selftest-" + secrets.token_hex(8)
-    result: dict = {"layers": [], "probes": {}, "mode": None, "expected_layers": []}
+    result: dict = {
+        "available": True,
+        "layers": [],
+        "probes": {},
+        "mode": cfg.mode,
+        "expected_layers": [],
+    }
     with contextlib.ExitStack() as stack:
         listener = stack.enter_context(socket.create_server(("127.0.0.1", 0)))
+        abstract = stack.enter_context(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+        abstract_name = "skynet-selftest-" + secrets.token_hex(8)
+        abstract.bind("\0" + abstract_name)
+        abstract.listen(1)
         parent_sock, child_sock = socket.socketpair()
         stack.enter_context(parent_sock)
         fd = child_sock.fileno()
@@ -47,15 +60,14 @@ def self_test(
         os.environ[_SELFTEST_SECRET_VAR] = secret  # must not reach the child
         try:
             launch = prepare(rd, "skynet/_confine.py", [str(fd)], timeout_s=timeout_s, config=cfg)
-            proc = subprocess.Popen(
-                launch.argv,
-                env=launch.env,
+            proc = launch.popen(
                 pass_fds=(fd,),
-                start_new_session=True,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
             )
+        except SandboxUnavailable as exc:
+            return {**result, "available": False, "reason": exc.reason, "detail": exc.detail}
         finally:
             child_sock.close()
             if previous is None:
@@ -65,12 +77,14 @@ def self_test(
         result["mode"] = launch.mode
         result["expected_layers"] = list(launch.layers)
         reply: dict = {}
+        grouped = False
         try:
             job = {
                 "type": "selftest",
-                "limits": limits_for(timeout_s, cfg),
+                "limits": launch.limits,
                 "probe": {
                     "port": listener.getsockname()[1],
+                    "abstract": abstract_name,
                     "secret": secret,
                     "project_file": os.path.abspath(__file__),
                     "host_pid": os.getpid(),
@@ -82,6 +96,8 @@ def self_test(
             if answer is None:
                 raise EOFError("the sandboxed child closed its socket")
             reply = answer
+            # The cgroup is the parent's to confirm: the sandbox's first process is in it.
+            grouped = launch.group is not None and proc.pid in launch.group.members()
         except (OSError, EOFError, ValueError, wire.ProtocolError) as exc:
             result["error"] = f"no answer from the sandboxed child: {exc}"
         finally:
@@ -100,8 +116,11 @@ def self_test(
         and probes.get("host_processes_hidden")
         and probes.get("project_hidden")
         and probes.get("network_blocked")
+        and probes.get("abstract_socket_unreachable")
     ):
         confirmed.add("namespaces")
+    if grouped:
+        confirmed.add("cgroup")
     result["layers"] = list(_ordered(confirmed))
     result["probes"] = probes
     return result

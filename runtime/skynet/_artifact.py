@@ -1,35 +1,35 @@
-"""The child's run phase: run the user's artifact on the case's input, before score().
+"""A run child: run the user's artifact on one input, in a process of its own.
 
-Frames, in order (all on the channel, under _state.lock so that llm() calls
-from the program's own threads never interleave with them):
+Frames, in order (all on the channel, under _state.lock so that llm() calls from the
+program's own threads never interleave with them):
 
-    child  -> parent  {"type": "run_started"}             just before run() is called
+    child  -> parent  {"type": "program_loaded"}           the program is ready to run
+    parent -> child   {"type": "input", "input"}           the parent's clock starts here
     child  -> parent  {"type": "llm", ...}                 the program's llm() calls
     child  -> parent  {"type": "run_finished", ...}        run() returned or raised
-    parent -> child   {"type": "measured", "observation"}  the parent's measurements
 
-The parent routes llm() requests by the phase it tracks (run: the task model),
-times the run on its own clock between "run_started" and "run_finished", and
-answers "run_finished" with "measured": what skynet.observation() shows from
-then on. Nothing measured here is ever reported as a measurement.
+The input arrives only once the program is loaded, so nothing done at import time can
+answer it outside the clock. The parent times the run from sending the input to the
+"run_finished" frame, counts the task model's cost from the handler it serves llm() with,
+and hands the output (as skynet.values data) to a fresh metric child: the run code never
+shares a process with the metric, so it cannot reach what the metric measures.
 
-"run_finished" is {"outcome": "returned", "output_repr"} or {"outcome":
+"run_finished" is {"outcome": "returned", "output", "output_repr"} or {"outcome":
 "raised", "problem", "params", "exception", "traceback"} with problem one of
-RUN_PROBLEMS. A "python" artifact is program source loaded as module "program"
-from "program.py" (tracebacks keep its own line numbers) and called as
-run(content, input); a "prompt" artifact is a template filled with the input
-fields and sent to the task model with llm().
+RUN_PROBLEMS; a program that failed to load sends it instead of "program_loaded". A
+"python" artifact is program source loaded as module "program" from "program.py"
+(tracebacks keep its own line numbers) and called as run(content, input); a "prompt"
+artifact is a template filled with the input fields and sent to the task model with llm().
 """
 
 from __future__ import annotations
 
-import copy
 import linecache
 import re
 import sys
 import types
 
-from skynet import _state, compiling, template, tracebacks, wire
+from skynet import _state, compiling, template, tracebacks, values, wire
 from skynet._model import ModelError, llm
 from skynet.safe import safe_repr, safe_text, type_name
 
@@ -41,13 +41,14 @@ RUN_PROBLEMS = (
     "program_syntax_error",
     "program_import_error",
     "no_run_function",
+    # What run returned cannot be handed to the metric (see skynet.values.output_budget).
+    "output_too_large",
     *template.CODES,
 )
 
 # Bound at import: the program may monkeypatch the modules they come from.
 _encode = wire.encode
-_recv = wire.recv
-_install = _state.install
+_receive = _state.receive
 _lock = _state.lock
 
 
@@ -92,8 +93,12 @@ def _failed(problem: str, params: dict) -> dict:
 
 
 def _send(sock: object, frame: dict) -> None:
+    try:
+        data = _encode(frame)
+    except (wire.ProtocolError, ValueError, TypeError):
+        data = _encode({**frame, "traceback": [], "params": {}})
     with _lock:
-        sock.sendall(_encode(frame))  # type: ignore[attr-defined]
+        sock.sendall(data)  # type: ignore[attr-defined]
 
 
 def _load_program(source: str, lines: list[str]) -> tuple[object | None, dict | None]:
@@ -126,9 +131,18 @@ def _prompt_run(content: str, input: object) -> str:
     return llm(template.fill(content, input if isinstance(input, dict) else {}))
 
 
-def run_artifact(sock: object, artifact: dict, input: object) -> tuple[bool, object]:
-    """Run the artifact on a copy of `input`; (ran fine, output). Installs the parent's
-    measurements (the "measured" reply) before returning either way."""
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()  # type: ignore[union-attr]
+        except BaseException:  # noqa: B036 - a closed or replaced stream is the program's business
+            pass
+
+
+def run_job(sock: object, job: dict) -> None:
+    """The whole run child after confinement: load, wait for the input, run, report."""
+    _state.install(sock, None)
+    artifact = job.get("artifact") or {}
     kind = artifact.get("kind")
     content = artifact.get("content") or ""
     lines: list[str] = []
@@ -148,36 +162,27 @@ def run_artifact(sock: object, artifact: dict, input: object) -> tuple[bool, obj
     else:
         finished = _failed("run_error", {"type": "ValueError", "message": "unknown kind"})
 
-    output: object = None
     if finished is None:
-        _send(sock, {"type": "run_started"})
+        _send(sock, {"type": "program_loaded"})
+        with _lock:
+            given = _receive("input")
+        if given is None:
+            return
         try:
-            output = run(content, copy.deepcopy(input))  # type: ignore[misc]
+            output = run(content, given.get("input"))  # type: ignore[misc]
         except BaseException as exc:  # noqa: B036 - SystemExit, KeyboardInterrupt... are reported
             finished = _raised(exc, lines)
         else:
-            finished = {
-                "type": "run_finished",
-                "outcome": "returned",
-                "output_repr": safe_repr(output),
-            }
+            budget = values.output_budget()
+            node = values.encode(output, budget)
+            if budget.exhausted:
+                finished = _failed("output_too_large", {"type": type_name(output)})
+            else:
+                finished = {
+                    "type": "run_finished",
+                    "outcome": "returned",
+                    "output": node,
+                    "output_repr": safe_repr(output),
+                }
     _flush()
-    with _lock:
-        try:
-            frame = _encode(finished)
-        except (wire.ProtocolError, ValueError, TypeError):
-            frame = _encode({**finished, "traceback": [], "params": {}})
-        sock.sendall(frame)  # type: ignore[attr-defined]
-        reply = _recv(sock)  # type: ignore[arg-type]
-    if reply is None or reply.get("type") != "measured":
-        raise wire.ProtocolError("no_measurements")
-    _install(sock, reply.get("observation"))
-    return finished["outcome"] == "returned", output
-
-
-def _flush() -> None:
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        try:
-            stream.flush()  # type: ignore[union-attr]
-        except BaseException:  # noqa: B036 - a closed or replaced stream is the program's business
-            pass
+    _send(sock, finished)

@@ -12,8 +12,10 @@ layers that hold, in the stable order of `LAYERS`, and raises `ConfinementError`
 layer named in `limits["required"]` could not be set up, so a check never runs with less
 confinement than the parent announced (fail closed).
 
-Stdlib only, plus `pyseccomp` (a single ctypes file over libseccomp) when it is importable:
-the sandbox bind-mounts it next to this package, or `limits["pyseccomp_path"]` names it.
+Stdlib only. The syscall filter is built by the worker (contract.sandbox.seccomp): under
+bubblewrap it is already installed when this process starts, and apply() only confirms it;
+unconfined, apply() loads the worker's BPF program from `limits["seccomp_bpf"]` itself.
+Nothing is imported to get it, so no file the sandbox cannot read can turn it off.
 
 Running this file as a script (`python skynet/_confine.py FD`) is the probe used by
 `contract.sandbox.self_test()`: it reads one job frame from the socket FD, applies the
@@ -23,13 +25,20 @@ limits, probes the walls and writes one result frame back.
 from __future__ import annotations
 
 import ctypes
-import errno
 import os
 import resource
 import sys
 
 # Stable layer codes, shared with contract.sandbox (which adds "namespaces").
-LAYERS = ("namespaces", "unprivileged_uid", "seccomp", "rlimits", "pdeathsig", "clean_env")
+LAYERS = (
+    "namespaces",
+    "unprivileged_uid",
+    "seccomp",
+    "rlimits",
+    "cgroup",
+    "pdeathsig",
+    "clean_env",
+)
 
 DEFAULTS: dict = {
     "memory_mb": 512,
@@ -40,8 +49,9 @@ DEFAULTS: dict = {
     "core_bytes": 0,
     "uid": None,
     "gid": None,
-    "seccomp": True,
-    "pyseccomp_path": None,
+    # "installed" (by bwrap, before this process started), "load" (seccomp_bpf), or None.
+    "seccomp": None,
+    "seccomp_bpf": None,
     "subreaper": False,
     "env_keys": None,
     "required": (),
@@ -55,44 +65,8 @@ _PR_SET_CHILD_SUBREAPER = 36
 _SIGKILL = 9
 _AF_UNIX = 1
 
-# Namespace flags a sandboxed process must not request through clone(): even inside an
-# unprivileged user namespace each new namespace is kernel attack surface, and without
-# bubblewrap a fresh user+net namespace would hand the child capabilities it never needs.
-# (CLONE_NEWTIME is missing on purpose: for clone() its bit is part of the exit-signal byte,
-# so it only exists for clone3() and unshare(), both denied outright.)
-_CLONE_NS_FLAGS = (
-    0x00020000,  # CLONE_NEWNS
-    0x02000000,  # CLONE_NEWCGROUP
-    0x04000000,  # CLONE_NEWUTS
-    0x08000000,  # CLONE_NEWIPC
-    0x10000000,  # CLONE_NEWUSER
-    0x20000000,  # CLONE_NEWPID
-    0x40000000,  # CLONE_NEWNET
-)
-
-# Syscalls with no use in a test run and a long record of kernel bugs or of reaching out
-# of a process: keyrings, io_uring (bypasses seccomp for the ops it queues), tracing other
-# processes, BPF, perf, userfaultfd (a common exploit primitive), namespace/mount games.
-_DENIED_SYSCALLS = (
-    "io_uring_setup",
-    "io_uring_enter",
-    "io_uring_register",
-    "keyctl",
-    "add_key",
-    "request_key",
-    "ptrace",
-    "process_vm_readv",
-    "process_vm_writev",
-    "bpf",
-    "perf_event_open",
-    "userfaultfd",
-    "unshare",
-    "setns",
-    "mount",
-    "umount2",
-    "pivot_root",
-    "chroot",
-)
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
 
 
 class ConfinementError(RuntimeError):
@@ -127,14 +101,6 @@ def apply(limits: dict) -> list[str]:
     except OSError as exc:
         errors["unprivileged_uid"] = str(exc)
 
-    # Built before the rlimits: loading libseccomp needs file descriptors and address space.
-    syscall_filter = None
-    if cfg.get("seccomp"):
-        try:
-            syscall_filter = _build_filter(cfg.get("pyseccomp_path"))
-        except Exception as exc:  # ImportError, OSError from libseccomp, RuntimeError
-            errors["seccomp"] = f"{type(exc).__name__}: {exc}"
-
     try:
         _set_rlimits(cfg)
         held.add("rlimits")
@@ -142,17 +108,22 @@ def apply(limits: dict) -> list[str]:
         errors["rlimits"] = str(exc)
 
     # no_new_privs: setuid binaries can no longer raise privileges; also what lets an
-    # unprivileged process load a seccomp filter at all.
+    # unprivileged process load a seccomp filter at all (bwrap sets it too).
     nnp = _prctl(libc, _PR_SET_NO_NEW_PRIVS, 1)
-    if syscall_filter is not None:
-        if not nnp:
-            errors["seccomp"] = "PR_SET_NO_NEW_PRIVS failed"
+    wanted = cfg.get("seccomp")
+    if wanted == "installed":
+        if _seccomp_mode() == _SECCOMP_MODE_FILTER:
+            held.add("seccomp")
         else:
-            try:
-                syscall_filter.load()
-                held.add("seccomp")
-            except OSError as exc:
-                errors["seccomp"] = str(exc)
+            errors["seccomp"] = "no filter was installed before the interpreter started"
+    elif wanted == "load":
+        try:
+            if not nnp:
+                raise OSError("PR_SET_NO_NEW_PRIVS failed")
+            _load_filter(libc, cfg.get("seccomp_bpf") or "")
+            held.add("seccomp")
+        except (OSError, ValueError) as exc:
+            errors["seccomp"] = str(exc)
 
     if _scrub_environment(cfg.get("env_keys")):
         held.add("clean_env")
@@ -235,114 +206,33 @@ def _scrub_environment(allowed: list[str] | tuple[str, ...] | None) -> bool:
     return not extra
 
 
-class _AnyForm:
-    """Stands in for typing's special forms in pyseccomp's (evaluated) annotations."""
-
-    def __getitem__(self, item: object) -> _AnyForm:
-        return self
-
-
-def _stub_modules() -> dict:
-    """Featherweight stand-ins for the two imports that make pyseccomp slow to load.
-
-    * ctypes.util: pyseccomp calls find_library("c") and find_library("seccomp") at import,
-      and on Linux that spawns `ldconfig -p` (~20 ms). Both sonames are stable ABI names,
-      so dlopen() finds them through the loader cache directly.
-    * typing (~4 ms): pyseccomp only needs names for annotations, plus cast and overload.
-
-    Only modules not imported yet are stubbed, and only while pyseccomp loads; any surprise
-    (a name the stub lacks, a library that does not load) falls back to the real modules.
-    """
-    import types
-
-    util = types.ModuleType("ctypes.util")
-    util.find_library = {"c": "libc.so.6", "seccomp": "libseccomp.so.2"}.get  # type: ignore[attr-defined]
-    typing_stub = types.ModuleType("typing")
-    form = _AnyForm()
-    for name in ("Any", "Collection", "Iterable", "Union", "Optional", "List", "Dict"):
-        setattr(typing_stub, name, form)
-    typing_stub.cast = lambda typ, value: value  # type: ignore[attr-defined]
-    typing_stub.overload = lambda func: func  # type: ignore[attr-defined]
-    stubs = {"ctypes.util": util, "typing": typing_stub}
-    return {name: module for name, module in stubs.items() if name not in sys.modules}
-
-
-def _load_pyseccomp(path: str | None):
-    """Import pyseccomp (from sys.path, else from `path`) in about a millisecond."""
-    if "pyseccomp" in sys.modules:
-        return sys.modules["pyseccomp"]
-    stubs = _stub_modules()
-    sys.modules.update(stubs)
-    if "ctypes.util" in stubs:
-        ctypes.util = stubs["ctypes.util"]  # type: ignore[attr-defined]
+def _seccomp_mode() -> int:
+    """The Seccomp: field of /proc/self/status (2: a filter is installed)."""
     try:
-        return _import_from(path)
-    except Exception:
-        sys.modules.pop("pyseccomp", None)
-    finally:
-        # Leave no stub behind: user code importing typing or ctypes.util gets the real one.
-        for name, module in stubs.items():
-            if sys.modules.get(name) is module:
-                del sys.modules[name]
-        if getattr(ctypes, "util", None) is stubs.get("ctypes.util"):
-            del ctypes.util  # type: ignore[attr-defined]
-    return _import_from(path)
-
-
-def _import_from(path: str | None):
-    try:
-        import pyseccomp
-
-        return pyseccomp
-    except ImportError:
-        if not path:
-            raise
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("pyseccomp", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load pyseccomp from {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["pyseccomp"] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop("pyseccomp", None)
-        raise
-    return module
-
-
-def _build_filter(pyseccomp_path: str | None):
-    """An allow-by-default filter with targeted denials, returned unloaded.
-
-    Denials answer with an errno rather than killing, so Python raises a clean
-    PermissionError the check can report. Syscalls of a foreign ABI (i386 via int 0x80,
-    x32) do not match the native filter and kill the process: libseccomp's bad-arch action.
-    """
-    sc = _load_pyseccomp(pyseccomp_path)
-    syscall_filter = sc.SyscallFilter(sc.ALLOW)
-    syscall_filter.set_attr(sc.Attr.ACT_BADARCH, sc.KILL_PROCESS)
-    eacces = sc.ERRNO(errno.EACCES)
-    eperm = sc.ERRNO(errno.EPERM)
-
-    # The one rule that must hold: no network family at all, only AF_UNIX (the job socket,
-    # multiprocessing). Errors here propagate, so "seccomp" is never claimed without it.
-    for name in ("socket", "socketpair"):
-        syscall_filter.add_rule(eacces, name, sc.Arg(0, sc.NE, _AF_UNIX))
-    for name in _DENIED_SYSCALLS:
-        try:
-            syscall_filter.add_rule(eperm, name)
-        except (OSError, ValueError):
-            pass  # not a syscall on this architecture
-    for flag in _CLONE_NS_FLAGS:
-        syscall_filter.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
-    try:
-        # clone3 passes its flags in memory, out of a filter's reach: answer ENOSYS, which
-        # glibc (pthread_create, fork) treats as "fall back to clone()".
-        syscall_filter.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
-    except (OSError, ValueError):
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("Seccomp:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
         pass
-    return syscall_filter
+    return -1
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _load_filter(libc: ctypes.CDLL, encoded: str) -> None:
+    """Install the worker's BPF program (base64 of struct sock_filter[]) on this process."""
+    import binascii
+
+    program = binascii.a2b_base64(encoded)
+    if not program or len(program) % 8:
+        raise ValueError("no seccomp program")
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
 
 
 # --- self-test probe (contract.sandbox.self_test runs this file as the child script) ---
@@ -364,6 +254,11 @@ def _probe(job: dict) -> dict:
 
     def connect() -> None:
         socket.create_connection(("127.0.0.1", int(probe["port"])), timeout=1).close()
+
+    def connect_abstract() -> None:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(1)
+            sock.connect("\0" + str(probe.get("abstract") or "skynet-none"))
 
     def read(path: str):
         def action() -> None:
@@ -392,6 +287,7 @@ def _probe(job: dict) -> dict:
     host_pid = int(probe.get("host_pid") or 0)
     return {
         "network_blocked": _fails(connect),
+        "abstract_socket_unreachable": _fails(connect_abstract),
         "shadow_unreadable": _fails(read("/etc/shadow")),
         "secrets_absent": not secret_leaks(),
         "project_hidden": _fails(read(project_file)),
@@ -425,7 +321,7 @@ def _main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    # Run as a script, sys.path[0] is this package's folder; the runtime folder above it is
-    # where the sandbox put pyseccomp.
+    # Run as a script, sys.path[0] is this package's folder; the skynet package is found
+    # from the runtime folder above it.
     sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     sys.exit(_main(sys.argv))

@@ -27,7 +27,7 @@ def llm(instructions: str, input: object = None) -> str:
         raise TypeError("llm_instructions_not_string")
     request = {"type": "llm", "instructions": instructions, "input": input}
     try:
-        frame = wire.encode(request)
+        frame = wire.encode(request, limit=wire.MAX_REQUEST_FRAME)
     except wire.ProtocolError:
         raise ModelError("request_too_large") from None
     except (TypeError, ValueError):
@@ -38,7 +38,7 @@ def llm(instructions: str, input: object = None) -> str:
     with _state.lock:
         try:
             sock.sendall(frame)  # type: ignore[attr-defined]
-            reply = wire.recv(sock)  # type: ignore[arg-type]
+            reply = _state.receive("llm_reply")
         except wire.ProtocolError:
             raise ModelError("protocol") from None
         except OSError:

@@ -1,5 +1,9 @@
 """Per-process state of the helper module: the current case's observation and
-the channel to the parent. The child installs both before metric.py runs."""
+the channel to the parent. The child installs both before metric.py runs.
+
+Frames from the parent (llm replies, the run's input) are read by whichever thread holds
+`lock`; `receive(kind)` keeps a frame meant for another reader until that one asks, so a
+thread in llm() and the main thread waiting for its input never take each other's frame."""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ import math
 import threading
 from collections.abc import Mapping
 from types import MappingProxyType
+
+from skynet import wire
 
 OBSERVATION_KEYS = ("duration_ms", "cost_usd", "model_calls", "input_tokens", "output_tokens")
 
@@ -41,3 +47,22 @@ def observation() -> MappingProxyType:
 
 def channel() -> object | None:
     return _channel
+
+
+_waiting: dict[str, dict] = {}
+
+
+def receive(kind: str) -> dict | None:
+    """The next frame of type `kind` from the parent; call with `lock` held. None at the
+    end of the stream. Frames of other types that arrive first are kept for their reader."""
+    if kind in _waiting:
+        return _waiting.pop(kind)
+    while True:
+        frame = wire.recv(_channel)  # type: ignore[arg-type]
+        if frame is None:
+            return None
+        if frame["type"] == kind:
+            return frame
+        if frame["type"] in _waiting:
+            raise wire.ProtocolError("unexpected_frame")
+        _waiting[frame["type"]] = frame

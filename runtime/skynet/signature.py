@@ -84,3 +84,46 @@ def _bad(reason: str, parameters: list[str], names: list[str]) -> dict:
         "code": "bad_signature",
         "params": {"reason": reason, "parameters": parameters, "names": names},
     }
+
+
+def shape_to_data(shape: Shape) -> dict:
+    """The Shape as JSON data, to cross from the child to the worker."""
+    return {
+        "positional": [[p.name, p.required] for p in shape.positional],
+        "varargs": shape.varargs,
+        "keyword_only": [[p.name, p.required] for p in shape.keyword_only],
+        "varkw": shape.varkw,
+    }
+
+
+def shape_from_data(data: object) -> Shape:
+    """The Shape a child described; ValueError unless it has shape_to_data's form."""
+
+    def params(items: object) -> tuple[Param, ...]:
+        if not isinstance(items, list) or len(items) > 1000:
+            raise ValueError("bad_shape")
+        out = []
+        for item in items:
+            if not (
+                isinstance(item, list)
+                and len(item) == 2
+                and isinstance(item[0], str)
+                and isinstance(item[1], bool)
+            ):
+                raise ValueError("bad_shape")
+            out.append(Param(item[0][:200], item[1]))
+        return tuple(out)
+
+    def name(value: object) -> str | None:
+        if value is not None and not isinstance(value, str):
+            raise ValueError("bad_shape")
+        return None if value is None else value[:200]
+
+    if not isinstance(data, dict):
+        raise ValueError("bad_shape")
+    return Shape(
+        params(data.get("positional")),
+        name(data.get("varargs")),
+        params(data.get("keyword_only")),
+        name(data.get("varkw")),
+    )

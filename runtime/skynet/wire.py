@@ -18,12 +18,14 @@ _dumps = json.dumps
 _loads = json.loads
 _HEADER = struct.Struct(">I")
 
-# Largest frame either side accepts from the child; the result report is built
-# to stay well under it (feedback 64K chars, repr 2K, capped lists).
-MAX_FRAME = 1 << 20
-# The job frame carries the source (up to 256 KB, more once JSON-escaped) and
-# the case data, so the child accepts a larger one from the trusted parent.
-MAX_JOB_FRAME = 16 << 20
+# Largest frame the parent accepts from a child: a result or a run's output described
+# within skynet.values' budgets (at most 2M characters, escaped) fits.
+MAX_FRAME = 16 << 20
+# An llm() request: the provider's budget check refuses large prompts anyway.
+MAX_REQUEST_FRAME = 1 << 20
+# The job frame carries the source (up to 256 KB, more once JSON-escaped), the case
+# data and a run's output, so the child accepts a larger one from the trusted parent.
+MAX_JOB_FRAME = 32 << 20
 
 
 class ProtocolError(Exception):

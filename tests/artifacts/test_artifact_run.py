@@ -393,7 +393,7 @@ def test_reward_sees_the_real_speed_and_cost_of_the_run(check):
     assert "not measured" not in case.feedback
 
 
-def test_forged_run_frames_are_a_protocol_crash(check):
+def test_a_forged_run_frame_is_a_crash_of_the_run_only(check):
     result = check(
         EXACT_MATCH,
         """
@@ -406,11 +406,42 @@ def test_forged_run_frames_are_a_protocol_crash(check):
         """,
         cases=ONE,
     )
-    # The forged frame is taken as the end of the run; the real one that follows is
-    # out of order. The child was then loading metric.py, so the load stage fails.
-    load = result.stage("load")
-    assert (load.status, load.problem, load.params["reason"]) == ("failed", "crashed", "protocol")
-    assert (result.passed, result.cases[0].status) == (False, "skipped")
+    # A run_finished without an output is malformed: the run child crashed (protocol).
+    # The metric runs in a process of its own, which the run never reached.
+    case = result.cases[0]
+    assert (case.status, case.problem, case.params["reason"]) == ("error", "crashed", "protocol")
+    assert case.run["status"] == "error" and case.run["problem"] == "crashed"
+    assert result.stage("load").params == {"reason": "run_failed"}
+
+
+def test_a_well_formed_forged_run_frame_cannot_change_the_measurements(check):
+    """The program may describe its own output (it chooses that anyway), not its time."""
+    result = check(
+        """
+        import skynet
+        def score(input, output, expected):
+            seen = skynet.observation()["duration_ms"]
+            return 1.0, {"feedback": f"{output} took {seen}"}
+        """,
+        """
+        import json, os, sys, time
+
+        def run(artifact, input):
+            time.sleep(0.3)
+            frame = {"type": "run_finished", "outcome": "returned", "duration_ms": 1,
+                     "output": {"t": "str", "v": "forged"}, "output_repr": "'forged'"}
+            body = json.dumps(frame)
+            os.write(int(sys.argv[1]), len(body).to_bytes(4, "big") + body.encode())
+            time.sleep(5)
+            return "billing"
+        """,
+        cases=ONE,
+    )
+    case = result.cases[0]
+    assert case.status == "valid", result.to_dict()
+    output, took = case.feedback.split(" took ")
+    assert output == "forged" and float(took) >= 300
+    assert case.run["duration_ms"] >= 300
 
 
 def test_new_codes_are_listed():
@@ -466,3 +497,67 @@ def test_llm_calls_from_a_thread_that_outlives_run_do_not_garble_the_channel(che
     assert case.observation["model_calls"] == len(task.requests)
     numbers = [int(r["instructions"].split()[1]) for r in task.requests + judge.requests]
     assert numbers == list(range(len(numbers)))
+
+
+def test_the_run_code_cannot_change_what_the_metric_measures(check):
+    """A program that took 1,001 ms and cost $0.50, and patched everything it could reach
+    in its own interpreter, is still scored on 1,001 ms and $0.50."""
+    task = CountingHandler("billing", cost_usd=0.5)
+    result = check(
+        """
+        import skynet
+
+        REWARD_SPEC = {
+            "weights": {"accuracy": 0.5, "speed": 0.3, "cost": 0.2},
+            "speed": {"reference": 100},
+            "cost": {"reference": 0.01},
+        }
+
+        def score(input, output, expected):
+            return skynet.reward(REWARD_SPEC, 1.0, "Correct label.")
+        """,
+        """
+        import sys, time
+        import __main__
+        import skynet
+        from skynet import _artifact, _state, llm
+
+        FAST = {"duration_ms": 1, "cost_usd": 0, "model_calls": 0}
+
+        def run(artifact, input):
+            # Everything a program sharing the metric's interpreter could patch.
+            _state.install(_state.channel(), FAST)
+            _state.observation = lambda: FAST
+            skynet.observation = lambda: FAST
+            skynet.service_cost = lambda: 0.0
+            _artifact._receive = lambda kind: {"type": "measured", "observation": FAST}
+            __main__.call_score = lambda *args: {"type": "result", "outcome": "returned"}
+            sys.modules["skynet._reward"] = None
+            started = time.monotonic()
+            llm("label it")
+            time.sleep(max(0.0, 1.001 - (time.monotonic() - started)))
+            return "billing"
+        """,
+        cases=ONE,
+        task_llm_for_case=lambda i: task,
+    )
+    case = result.cases[0]
+    assert result.passed, result.to_dict()
+    assert case.observation["duration_ms"] >= 1001 and case.observation["cost_usd"] == 0.5
+    speed = 100 / case.observation["duration_ms"]
+    assert case.scores == {"accuracy": 1.0, "speed": pytest.approx(speed), "cost": 0.02}
+    assert case.score == pytest.approx(0.5 + 0.3 * speed + 0.2 * 0.02)
+    assert case.score < 0.54  # 1.000 if the patches had reached the metric
+
+
+def test_an_output_too_large_to_hand_over_is_a_run_error_not_a_cut(check):
+    result = check(
+        EXACT_MATCH, "def run(artifact, input):\n    return 'x' * 3_000_000\n", cases=ONE
+    )
+    case = result.cases[0]
+    assert (case.status, case.problem, case.params) == (
+        "error",
+        "output_too_large",
+        {"type": "str"},
+    )
+    assert result.stage("load").status == "passed"  # the metric was still loaded

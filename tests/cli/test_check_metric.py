@@ -49,8 +49,18 @@ def test_a_passing_metric_exits_0_with_the_documented_json(metric):
     result = check_metric(metric(EXACT_MATCH), "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert set(report) == {"passed", "failed_stage", "stages", "cases", "hints"}
+    assert set(report) == {
+        "passed",
+        "failed_stage",
+        "sandbox_mode",
+        "layers",
+        "stages",
+        "cases",
+        "hints",
+    }
     assert report["passed"] is True and report["failed_stage"] is None
+    # The check ran with every layer the README promises.
+    assert report["sandbox_mode"] == "bwrap" and "namespaces" in report["layers"]
     assert [s["id"] for s in report["stages"]] == [
         "load",
         "signature",

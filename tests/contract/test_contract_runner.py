@@ -313,3 +313,86 @@ def test_forged_frames_are_checked(check, frame, reason):
     )
     case = result.cases[0]
     assert (case.problem, case.params["reason"]) == ("crashed", reason)
+
+
+def test_a_result_frame_the_metric_writes_itself_is_judged_by_the_worker(check):
+    """The child only describes a value: the verdict, the duration and the feedback cap
+    are the worker's, whatever the frame claims."""
+    result = check(
+        """
+        import json, os, sys
+        def score(input, output):
+            huge = "f" * 900_000
+            frame = {
+                "type": "result", "outcome": "returned", "duration_ms": -99999,
+                "value": {"t": "tuple", "items": [
+                    {"t": "float", "v": -1e300},
+                    {"t": "dict", "items": [[{"t": "str", "v": "feedback"}, {"t": "str", "v": huge}]]},
+                ]},
+                "repr": "(1.0, {'feedback': 'Perfect.'})",
+                "return": {"problem": None, "score": 1.0, "feedback": "Perfect.", "bool_score": False},
+            }
+            body = json.dumps(frame).encode()
+            os.write(int(sys.argv[1]), len(body).to_bytes(4, "big") + body)
+            while True:
+                pass
+        """,
+        one=True,
+    )
+    case = result.cases[0]
+    assert case.status == "valid" and case.score == -1e300  # what it described, not claimed
+    assert case.duration_ms >= 0 and case.duration_ms == case.parent_duration_ms
+    assert len(case.feedback) == 65536 and case.feedback_length == 900_000
+    assert "score_out_of_range" in {hint.code for hint in result.hints}
+
+
+def test_a_forged_verdict_on_an_invalid_value_is_not_believed(check):
+    result = check(
+        """
+        import json, os, sys
+        def score(input, output):
+            frame = {
+                "type": "result", "outcome": "returned",
+                "value": {"t": "tuple", "items": [
+                    {"t": "str", "v": "0.8"},
+                    {"t": "dict", "items": [[{"t": "str", "v": "feedback"}, {"t": "str", "v": "ok"}]]},
+                ]},
+                "repr": "('0.8', {'feedback': 'ok'})",
+                "return": {"problem": None, "score": 0.8, "feedback": "ok", "bool_score": False},
+            }
+            body = json.dumps(frame).encode()
+            os.write(int(sys.argv[1]), len(body).to_bytes(4, "big") + body)
+            while True:
+                pass
+        """,
+        one=True,
+    )
+    case = result.cases[0]
+    assert (case.status, case.problem, case.params) == (
+        "invalid",
+        "score_not_number",
+        {"type": "str"},
+    )
+    assert result.failed_stage == "return_value"
+
+
+def test_a_forged_loaded_frame_cannot_pass_a_bad_signature(check):
+    """The stages come from the worker's rules on what the child saw, not from the child."""
+    result = check(
+        """
+        import json, os, sys
+        frame = {"type": "loaded", "load": {"status": "passed"},
+                 "signature": {"shape": {"positional": [["input", True]], "varargs": None,
+                                         "keyword_only": [], "varkw": None}},
+                 "reward_spec": None,
+                 "stages": {"signature": {"status": "passed"}}, "call_args": 2}
+        body = json.dumps(frame).encode()
+        os.write(int(sys.argv[1]), len(body).to_bytes(4, "big") + body)
+        def score(input, output):
+            return 1.0, {"feedback": "Fine label."}
+        """,
+        one=True,
+    )
+    signature = result.stage("signature")
+    assert (signature.status, signature.problem) == ("failed", "bad_signature")
+    assert signature.params["reason"] == "too_few_parameters"

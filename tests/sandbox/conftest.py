@@ -30,8 +30,9 @@ RUNTIME_PACKAGE = HERE.parent.parent / "runtime" / "skynet"
 # One uid per pytest process, in the per-slot range but far above any real slot number.
 TEST_UID = sandbox.SLOT_UID_BASE + 900 + os.getpid() % 90
 
-HAVE_BWRAP = shutil.which("bwrap") is not None or os.path.exists("/usr/bin/bwrap")
 IS_ROOT = os.geteuid() == 0
+# CI sets this: a sandbox test that cannot run there is a failure, not a skip.
+REQUIRE_SANDBOX = os.environ.get("SKYNET_REQUIRE_SANDBOX_TESTS") == "1"
 
 
 def bwrap_config(**changes) -> sandbox.SandboxConfig:
@@ -40,15 +41,44 @@ def bwrap_config(**changes) -> sandbox.SandboxConfig:
     return sandbox.SandboxConfig(uid=TEST_UID, **changes)
 
 
-def fallback_config(**changes) -> sandbox.SandboxConfig:
-    # The fallback's recommended setup: one uid per slot, so kill() can sweep the uid.
+def unconfined_config(**changes) -> sandbox.SandboxConfig:
+    # The unconfined mode's recommended setup: one uid per slot, so kill() can sweep it.
     changes.setdefault("uid_exclusive", True)
-    return sandbox.SandboxConfig(uid=TEST_UID, use_bwrap=False, **changes)
+    changes.setdefault("uid", TEST_UID)
+    return sandbox.SandboxConfig(mode="unconfined", **changes)
+
+
+# Every mode the code supports, each with and without a cgroup for the check's limits.
+MODES = {
+    "bwrap": lambda: bwrap_config(),
+    "bwrap-rlimits": lambda: bwrap_config(cgroup="off"),
+    "unconfined": lambda: unconfined_config(),
+    "unconfined-rlimits": lambda: unconfined_config(cgroup="off"),
+}
+
+
+def cannot_test(reason: str) -> None:
+    """Skip loudly, or fail where the sandbox tests must run (CI)."""
+    if REQUIRE_SANDBOX:
+        pytest.fail(f"SANDBOX TEST CANNOT RUN HERE: {reason}")
+    pytest.skip(f"SANDBOX TEST SKIPPED: {reason}")
+
+
+def config_for(mode: str) -> sandbox.SandboxConfig:
+    """The config of one of MODES, or a loud skip where this machine cannot run it."""
+    requires_root()
+    cfg = MODES[mode]()
+    missing = sandbox.availability(cfg)
+    if missing is not None:
+        cannot_test(f"the {mode} sandbox is unavailable here ({missing})")
+    if mode in ("bwrap", "unconfined") and "cgroup" not in sandbox.active_layers(cfg):
+        cannot_test(f"no cgroup can be made here for the {mode} mode")
+    return cfg
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _reaper() -> None:
-    # What the runner's worker does once: adopt the orphans of killed fallback sandboxes.
+    # What the runner's worker does once: adopt the orphans of killed sandboxes.
     sandbox.adopt_orphans()
 
 
@@ -119,11 +149,8 @@ def run_code(
     launch = sandbox.prepare(
         runtime_dir, "child_main.py", [str(fd)], timeout_s=timeout_s, config=config
     )
-    proc = subprocess.Popen(
-        launch.argv,
-        env=launch.env,
+    proc = launch.popen(
         pass_fds=(fd,),
-        start_new_session=True,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -133,7 +160,7 @@ def run_code(
     timed_out = False
     try:
         if limits is None:
-            limits = sandbox.limits_for(timeout_s, config)
+            limits = launch.limits
         job = json.dumps({"limits": limits, "code": code})
         body = job.encode("utf-8")
         try:
@@ -258,12 +285,11 @@ def no_leftovers() -> Iterator[None]:
 
 def requires_root() -> None:
     if not IS_ROOT:
-        pytest.skip("the sandbox switches to an unprivileged uid only when the runner is root")
+        cannot_test("the sandbox switches to an unprivileged uid only when the runner is root")
 
 
 def requires_bwrap() -> None:
     requires_root()
-    if not HAVE_BWRAP:
-        pytest.skip(
-            "BUBBLEWRAP IS MISSING: the namespace layer is untested (apt-get install bubblewrap)"
-        )
+    missing = sandbox.availability(bwrap_config())
+    if missing is not None:
+        cannot_test(f"the bubblewrap sandbox is unavailable here ({missing})")

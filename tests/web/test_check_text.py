@@ -27,8 +27,15 @@ TABLES = {
     "cases_errors": check_text.CASES_ERRORS,
     "artifact_errors": check_text.ARTIFACT_ERRORS,
     "run_statuses": check_text.RUN_STATUSES,
+    "sandbox_unavailable_reasons": check_text.SANDBOX_UNAVAILABLE,
 }
-ROUTED_ELSEWHERE = {"syntax_error", "bad_signature", "crashed", "model_error"}
+ROUTED_ELSEWHERE = {
+    "syntax_error",
+    "bad_signature",
+    "crashed",
+    "model_error",
+    "sandbox_unavailable",
+}
 
 
 @pytest.mark.parametrize("family", sorted(TABLES))

@@ -80,10 +80,13 @@ def test_with_the_database_down_healthz_says_so_and_pages_show_an_error_page():
         "import django, json; django.setup()\n"
         "from django.test import Client\n"
         "c = Client(raise_request_exception=False)\n"
-        "h = c.get('/healthz')\n"
+        "a = c.get('/healthz')\n"
+        "h = c.get('/healthz', headers={'Authorization': 'Bearer ' + 'm' * 32})\n"
         "c.cookies['sessionid'] = 'x' * 32\n"
+        "s = c.get('/healthz')\n"
         "p = c.get('/es/metrics/1/')\n"
         "print(json.dumps({'h': h.status_code, 'failing': h.json()['failing'],"
+        " 'a': [a.status_code, a.json()], 's': [s.status_code, s.json()],"
         " 'p': p.status_code, 'body': p.content.decode()}))\n"
     )
     env = {
@@ -93,6 +96,7 @@ def test_with_the_database_down_healthz_says_so_and_pages_show_an_error_page():
         "DJANGO_DEBUG": "0",
         "DJANGO_ALLOWED_HOSTS": "testserver",
         "SKYNET_WORKER_PING_MS": "100",
+        "SKYNET_HEALTH_TOKEN": "m" * 32,
     }
     result = subprocess.run(
         [sys.executable, "-c", script],
@@ -104,7 +108,10 @@ def test_with_the_database_down_healthz_says_so_and_pages_show_an_error_page():
     )
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
+    # The monitor's token needs no database; anyone else, even with a session cookie
+    # that cannot be read now, is told only that the site is down.
     assert out["h"] == 503 and "database" in out["failing"]
+    assert out["a"] == out["s"] == [503, {"status": "fail"}]
     assert out["p"] == 500
     assert "Algo salió mal" in out["body"]
     assert "Traceback" not in out["body"] and "OperationalError" not in out["body"]

@@ -13,8 +13,10 @@ from skynet_web.env import (
     env_float,
     env_int,
     env_list,
+    env_token,
     env_url,
     local_secret_key,
+    redis_py_url,
 )
 from tests.conftest import ROOT
 
@@ -78,6 +80,22 @@ def test_url_checks_scheme_and_host():
         env_url("REDIS_URL", None, ("redis",), {"REDIS_URL": "redis://"})
 
 
+def test_token_is_empty_when_unset_and_must_be_long_and_header_safe():
+    assert env_token("T", {}) == ""
+    assert env_token("T", {"T": "a" * 24}) == "a" * 24
+    with pytest.raises(ConfigError, match="T is 6 characters long; use at least 24") as short:
+        env_token("T", {"T": "s3cret"})
+    assert "s3cret" not in str(short.value)  # a secret is never echoed
+    with pytest.raises(ConfigError, match="printable ASCII characters without spaces"):
+        env_token("T", {"T": "two words " + "a" * 24})
+
+
+def test_redis_url_is_spelt_for_redis_py():
+    assert redis_py_url("redis+socket:///srv/var/redis.sock") == "unix:///srv/var/redis.sock"
+    assert redis_py_url("redis://cache.example:6379/0") == "redis://cache.example:6379/0"
+    assert redis_py_url("rediss://cache.example:6380/1") == "rediss://cache.example:6380/1"
+
+
 def test_local_secret_key_is_random_private_and_stable(tmp_path):
     path = tmp_path / "secret_key"
     first = local_secret_key(path)
@@ -107,6 +125,15 @@ def test_a_bad_value_stops_start_up_with_a_clear_message():
     assert result.returncode != 0
     assert "Configuration error: DJANGO_DEBUG='ture' is not a boolean" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_bad_sign_up_rate_or_health_token_stops_start_up():
+    result = _start_django({"SKYNET_SIGNUP_RATE_PER_HOUR": "five"})
+    assert result.returncode != 0
+    assert "SKYNET_SIGNUP_RATE_PER_HOUR='five' is not a whole number" in result.stderr
+    result = _start_django({"SKYNET_HEALTH_TOKEN": "short"})
+    assert result.returncode != 0
+    assert "SKYNET_HEALTH_TOKEN is 5 characters long" in result.stderr
 
 
 def test_a_bad_database_url_stops_start_up():

@@ -179,6 +179,8 @@ def public_report(rendered: dict) -> dict:
     return {
         "passed": bool(rendered["passed"]),
         "failed_stage": rendered["failed_stage"],
+        "sandbox_mode": rendered.get("sandbox_mode"),
+        "layers": list(rendered.get("layers") or []),
         "stages": [
             {
                 "id": s["id"],
@@ -258,6 +260,8 @@ def text_report(rendered: dict) -> str:
     lines.append("")
     layers = ", ".join(rendered["layer_names"]) or _("none")
     lines.append(_("Sandbox layers: %(layers)s") % {"layers": layers})
+    if rendered.get("sandbox_note"):
+        lines.append(rendered["sandbox_note"])
     if rendered["hints"]:
         lines.append("")
         lines.append(_("Feedback hints"))

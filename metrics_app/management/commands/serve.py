@@ -19,6 +19,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from skynet_web import embedded_redis
+from skynet_web.private_files import PRIVATE_FILE_MODE, private_dir
 from skynet_web.processes import celery_worker_argv
 
 DEMO_USERNAME = "demo"
@@ -32,21 +33,46 @@ def ensure_demo_account(login_file) -> tuple[str, str | None]:
         return DEMO_USERNAME, password
     password = secrets.token_urlsafe(9)
     User.objects.create_user(username=DEMO_USERNAME, password=password)
-    login_file.parent.mkdir(parents=True, exist_ok=True)
-    login_file.write_text(password + "\n")
-    os.chmod(login_file, 0o600)
+    private_dir(login_file.parent)
+    # Created private, not chmodded after writing: the password is never world-readable.
+    fd = os.open(login_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(password + "\n")
+    os.chmod(login_file, PRIVATE_FILE_MODE)  # a file left by an older version keeps its mode
     return DEMO_USERNAME, password
 
 
 class Command(BaseCommand):
     help = "Run the web server, the Celery worker and (unless REDIS_URL is set) Redis."
 
+    def _say_sandbox(self) -> None:
+        """Say at once when checks cannot run here, and why, before anyone clicks Run."""
+        from contract import sandbox
+        from metrics_app import check_text, sandboxing
+
+        config = sandboxing.base_config()
+        missing = sandbox.availability(config)
+        if missing is not None:
+            message = check_text.sandbox_unavailable_message(missing.reason, missing.detail)
+            self.stdout.write(self.style.ERROR(message))
+            self.stdout.write(self.style.ERROR("Contract checks will fail until this is fixed."))
+        elif config.mode == "unconfined":
+            self.stdout.write(
+                self.style.WARNING(
+                    "SKYNET_SANDBOX=unconfined: metrics run without namespaces and can read "
+                    "this machine's files. Use it only on a machine you alone use."
+                )
+            )
+        else:
+            layers = ", ".join(sandbox.active_layers(config))
+            self.stdout.write(f"Sandbox: {layers}")
+
     def add_arguments(self, parser) -> None:
         parser.add_argument("--addr", default="127.0.0.1:8000", help="host:port for the site")
         parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
 
     def handle(self, *args, addr: str, concurrency: int, **options) -> None:
-        settings.VAR_DIR.mkdir(parents=True, exist_ok=True)
+        private_dir(settings.VAR_DIR, tighten=True)
         env = dict(os.environ)
         redis_process = None
         if not os.environ.get("REDIS_URL"):
@@ -70,6 +96,7 @@ class Command(BaseCommand):
             subprocess.Popen([python, "manage.py", "runserver", addr, "--noreload"], env=env),
         ]
         self.stdout.write("")
+        self._say_sandbox()
         self.stdout.write(self.style.SUCCESS(f"The workbench is at http://{addr}/"))
         if password:
             self.stdout.write(f"Demo login: {username} / {password}")
