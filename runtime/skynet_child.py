@@ -95,12 +95,7 @@ def describe_signature(score: object) -> dict:
     return {"shape": signature.shape_to_data(shape)}
 
 
-def _flush_streams() -> None:
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        try:
-            stream.flush()  # type: ignore[union-attr]
-        except BaseException:  # noqa: B036 - a closed or replaced stream is the metric's business
-            pass
+_flush_streams = _artifact.flush_streams
 
 
 def _attribute(obj: object, name: str) -> object:

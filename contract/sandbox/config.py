@@ -17,18 +17,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+# The stable layer codes, in order: defined with the child, which reports them too.
+from skynet._confine import LAYERS as LAYERS
+
 if TYPE_CHECKING:
     from contract.sandbox.cgroups import CaseGroup
-
-LAYERS = (
-    "namespaces",
-    "unprivileged_uid",
-    "seccomp",
-    "rlimits",
-    "cgroup",
-    "pdeathsig",
-    "clean_env",
-)
 
 # Layers only the child can confirm; `_confine.apply()` reports them and fails closed when
 # one listed in limits["required"] does not hold.

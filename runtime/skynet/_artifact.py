@@ -131,7 +131,8 @@ def _prompt_run(content: str, input: object) -> str:
     return llm(template.fill(content, input if isinstance(input, dict) else {}))
 
 
-def _flush() -> None:
+def flush_streams() -> None:
+    """Flush what user code printed, so the parent reads it before this process ends."""
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
             stream.flush()  # type: ignore[union-attr]
@@ -184,5 +185,5 @@ def run_job(sock: object, job: dict) -> None:
                     "output": node,
                     "output_repr": safe_repr(output),
                 }
-    _flush()
+    flush_streams()
     _send(sock, finished)

@@ -315,30 +315,32 @@ def test_forged_frames_are_checked(check, frame, reason):
     assert (case.problem, case.params["reason"]) == ("crashed", reason)
 
 
-def test_a_result_frame_the_metric_writes_itself_is_judged_by_the_worker(check):
-    """The child only describes a value: the verdict, the duration and the feedback cap
-    are the worker's, whatever the frame claims."""
-    result = check(
-        """
+def _writes_its_own_result(value: dict, repr_text: str, claims: dict) -> str:
+    """A metric whose score() writes a result frame of its own, then spins. The string
+    "HUGE" in the frame becomes 900,000 characters (more than metric.py may hold)."""
+    frame = {"type": "result", "outcome": "returned", "value": value, "repr": repr_text, **claims}
+    return f"""
         import json, os, sys
         def score(input, output):
-            huge = "f" * 900_000
-            frame = {
-                "type": "result", "outcome": "returned", "duration_ms": -99999,
-                "value": {"t": "tuple", "items": [
-                    {"t": "float", "v": -1e300},
-                    {"t": "dict", "items": [[{"t": "str", "v": "feedback"}, {"t": "str", "v": huge}]]},
-                ]},
-                "repr": "(1.0, {'feedback': 'Perfect.'})",
-                "return": {"problem": None, "score": 1.0, "feedback": "Perfect.", "bool_score": False},
-            }
-            body = json.dumps(frame).encode()
+            text = json.dumps({frame!r}).replace('"HUGE"', json.dumps("f" * 900_000))
+            body = text.encode()
             os.write(int(sys.argv[1]), len(body).to_bytes(4, "big") + body)
             while True:
                 pass
-        """,
-        one=True,
-    )
+        """
+
+
+def _pair(score: dict, feedback: dict) -> dict:
+    feedback_key = {"t": "str", "v": "feedback"}
+    return {"t": "tuple", "items": [score, {"t": "dict", "items": [[feedback_key, feedback]]}]}
+
+
+def test_a_result_frame_the_metric_writes_itself_is_judged_by_the_worker(check):
+    """The child only describes a value: the verdict, the duration and the feedback cap
+    are the worker's, whatever the frame claims."""
+    value = _pair({"t": "float", "v": -1e300}, {"t": "str", "v": "HUGE"})
+    claims = {"duration_ms": -99999, "return": {"problem": None, "score": 1.0}}
+    result = check(_writes_its_own_result(value, "(1.0, {'feedback': 'x'})", claims), one=True)
     case = result.cases[0]
     assert case.status == "valid" and case.score == -1e300  # what it described, not claimed
     assert case.duration_ms >= 0 and case.duration_ms == case.parent_duration_ms
@@ -347,26 +349,9 @@ def test_a_result_frame_the_metric_writes_itself_is_judged_by_the_worker(check):
 
 
 def test_a_forged_verdict_on_an_invalid_value_is_not_believed(check):
-    result = check(
-        """
-        import json, os, sys
-        def score(input, output):
-            frame = {
-                "type": "result", "outcome": "returned",
-                "value": {"t": "tuple", "items": [
-                    {"t": "str", "v": "0.8"},
-                    {"t": "dict", "items": [[{"t": "str", "v": "feedback"}, {"t": "str", "v": "ok"}]]},
-                ]},
-                "repr": "('0.8', {'feedback': 'ok'})",
-                "return": {"problem": None, "score": 0.8, "feedback": "ok", "bool_score": False},
-            }
-            body = json.dumps(frame).encode()
-            os.write(int(sys.argv[1]), len(body).to_bytes(4, "big") + body)
-            while True:
-                pass
-        """,
-        one=True,
-    )
+    value = _pair({"t": "str", "v": "0.8"}, {"t": "str", "v": "ok"})
+    claims = {"return": {"problem": None, "score": 0.8, "feedback": "ok"}}
+    result = check(_writes_its_own_result(value, "('0.8', {'feedback': 'ok'})", claims), one=True)
     case = result.cases[0]
     assert (case.status, case.problem, case.params) == (
         "invalid",
