@@ -34,7 +34,9 @@ class SandboxUnavailable(RuntimeError):
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(reason, detail)
         self.reason = reason
-        self.detail = detail[:500]
+        # The words around it end the sentence: a detail ending in a full stop would
+        # read "..namespaces.." in them.
+        self.detail = detail.strip().rstrip(".")[:500]
 
     def __str__(self) -> str:
         return f"{self.reason}: {self.detail}" if self.detail else self.reason
