@@ -44,13 +44,32 @@ class _ProcInfo:
     nested: bool  # lives in a pid namespace below ours
 
 
-def _snapshot() -> dict[int, _ProcInfo]:
+def _my_children() -> list[int] | None:
+    """This process's children, from /proc/self/task/*/children; None where the kernel
+    lacks CONFIG_PROC_CHILDREN. A few reads instead of a scan of every process."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir("/proc/self/task")
+        for task in tasks:
+            with contextlib.suppress(FileNotFoundError):  # a thread that just ended
+                with open(f"/proc/self/task/{task}/children") as fh:
+                    found += [int(pid) for pid in fh.read().split()]
+    except OSError:
+        return None
+    return found
+
+
+def _snapshot(pids=None) -> dict[int, _ProcInfo]:
+    """/proc's view of `pids` (default: every process)."""
     procs: dict[int, _ProcInfo] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
+    names = (
+        (str(pid) for pid in pids)
+        if pids is not None
+        else (entry.name for entry in os.scandir("/proc") if entry.name.isdigit())
+    )
+    for name in names:
         try:
-            with open(f"/proc/{entry.name}/status", "rb") as fh:
+            with open(f"/proc/{name}/status", "rb") as fh:
                 text = fh.read().decode("ascii", "replace")
         except OSError:
             continue  # exited meanwhile
@@ -60,7 +79,7 @@ def _snapshot() -> dict[int, _ProcInfo]:
             fields[key] = value.strip()
         try:
             nspid = fields.get("NSpid", "").split()
-            procs[int(entry.name)] = _ProcInfo(
+            procs[int(name)] = _ProcInfo(
                 ppid=int(fields["PPid"]),
                 uid=int(fields["Uid"].split()[0]),
                 pgid=int(fields.get("NSpgid", "0").split()[0]),
@@ -166,11 +185,8 @@ def _kill(proc: subprocess.Popen, launch: Launch | None, timeout_s: float) -> bo
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=max(0.1, timeout_s))
         _reap_adopted(root, uid, exclusive)
-        if not group_clean or proc.poll() is None:
-            return False
-        # Strays outside the group cannot exist; the sweep below costs a /proc scan and
-        # proves it for an exclusive uid.
-        return not _members(root, False, uid, exclusive, set())
+        # Nothing the sandbox started can be outside its group: no /proc scan needed.
+        return group_clean and proc.poll() is not None
     root_alive = proc.poll() is None
     if uid is None and root_alive:
         info = _snapshot().get(root)
@@ -236,7 +252,7 @@ def _reap_adopted(root: int, uid: int | None, exclusive: bool) -> None:
     if uid is None:
         return
     me = os.getpid()
-    for pid, info in _snapshot().items():
+    for pid, info in _snapshot(_my_children()).items():
         if info.ppid != me or info.state != "Z" or info.uid != uid or pid == root:
             continue
         if info.nested or exclusive or info.sid == root:
