@@ -20,7 +20,6 @@ from ARTIFACT_ERRORS.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from contract.source import check_source
@@ -131,44 +130,3 @@ def check_run_finished(frame: dict) -> dict:
         "exception": clean_exception(frame.get("exception")),
         "traceback": clean_traceback(frame.get("traceback", [])),
     }
-
-
-# -- usage, per phase -----------------------------------------------------------
-
-USAGE_KEYS = ("model_calls", "input_tokens", "output_tokens", "cost_usd", "model_ms")
-
-
-def usage_now(handler: object) -> dict | None:
-    """The handler's usage() so far as numbers (zeros when it made no call yet); None when
-    the handler does not count or its answer is not usable."""
-    usage = getattr(handler, "usage", None)
-    if not callable(usage):
-        return None
-    try:
-        value = usage()
-    except Exception:
-        return None
-    if value is None:
-        return dict.fromkeys(USAGE_KEYS, 0)
-    if not isinstance(value, dict):
-        return None
-    out = {}
-    for key in USAGE_KEYS:
-        number = value.get(key, 0)
-        if type(number) not in (int, float) or not math.isfinite(number) or number < 0:
-            return None
-        out[key] = number
-    return out
-
-
-def usage_delta(before: dict | None, after: dict | None) -> dict | None:
-    """What was used between two usage_now() readings, in CaseResult.usage's form: None
-    when nothing is known or no call was made."""
-    if before is None or after is None:
-        return None
-    delta = {key: after[key] - before[key] for key in USAGE_KEYS}
-    if delta["model_calls"] <= 0:
-        return None
-    delta["cost_usd"] = round(delta["cost_usd"], 10)
-    delta["model_ms"] = round(delta["model_ms"], 1)
-    return delta

@@ -26,11 +26,19 @@ import numbers
 from collections.abc import Callable, Sequence
 
 from contract import sandbox
-from contract.artifacts import RUN_PROBLEMS, Artifact, usage_delta, usage_now
+from contract.artifacts import RUN_PROBLEMS, Artifact
 from contract.cases import DEFAULT_CASES, Case
 from contract.hints import ScoredCase, compute_hints
 from contract.results import CaseResult, CheckResult, StageResult
-from contract.runner import ChildOutcome, LlmHandler, loaded_is_final, run_metric, run_program
+from contract.runner import (
+    ChildOutcome,
+    LlmHandler,
+    OnDemand,
+    SandboxSource,
+    default_llm,
+    loaded_is_final,
+    run_cases,
+)
 from contract.source import check_source
 from contract.static import static_check
 from skynet import OBSERVATION_KEYS
@@ -186,48 +194,6 @@ def _stopped_in_run(outcome: ChildOutcome) -> bool:
     return outcome.loaded is None and outcome.phase == "run"
 
 
-def _run_case(
-    text: str,
-    case: Case,
-    *,
-    timeout: float,
-    handler: LlmHandler | None,
-    task_handler: LlmHandler | None,
-    on_loaded,
-    sandbox_config: sandbox.SandboxConfig | None,
-    artifact_job: dict | None,
-) -> ChildOutcome:
-    """One case: the metric child, after the run child when there is an artifact."""
-    common = dict(timeout_s=timeout, sandbox_config=sandbox_config)
-    if artifact_job is None:
-        return run_metric(text, case, on_llm=handler, on_loaded=on_loaded, **common)
-    program = run_program(artifact_job, case, on_task_llm=task_handler, **common)
-    if program.output is None and not program.finished:
-        # Killed or timed out while running: metric.py was never reached.
-        outcome = ChildOutcome(phase="run", layers=program.layers)
-        outcome.failure = program.run["status"] if program.run["status"] == "timeout" else "crashed"
-        outcome.failure_params = program.run["params"]
-    else:
-        before = usage_now(handler)
-        outcome = run_metric(
-            text,
-            case,
-            on_llm=handler,
-            on_loaded=on_loaded,
-            output=program.output,
-            observation=program.observation,
-            call=program.output is not None,
-            **common,
-        )
-        outcome.metric_usage = usage_delta(before, usage_now(handler))
-    outcome.run, outcome.observation = program.run, program.observation
-    outcome.stdout = program.stdout + outcome.stdout
-    outcome.stderr = program.stderr + outcome.stderr
-    outcome.stdout_truncated += program.stdout_truncated
-    outcome.stderr_truncated += program.stderr_truncated
-    return outcome
-
-
 def _usage(handler: object) -> dict | None:
     """The handler's usage() of the case just run, if it counts any."""
     usage = getattr(handler, "usage", None)
@@ -262,6 +228,51 @@ def _conclude(check: _Check, has_reward_spec: bool) -> CheckResult:
     return result
 
 
+class _Stopped(Exception):
+    """The first case to load showed a failed load stage: the others need not finish."""
+
+
+class _Cases:
+    """The check's cases as they end. They run at once and end in any order, but are
+    taken in case order, so the result is the one running them one after the other gave:
+    the first case that got as far as loading metric.py decides the load stages."""
+
+    def __init__(self, check: _Check, with_artifact: bool) -> None:
+        self.check = check
+        self.with_artifact = with_artifact
+        self.decided = False
+        self.shown = False
+        self.has_reward_spec = False
+        self.last_layers: list[str] = []
+        self.waiting: dict[int, tuple[ChildOutcome, object]] = {}
+        self.next_index = 0
+
+    def loaded(self, loaded: dict) -> None:
+        """The first "loaded" report lights the load stages up at once."""
+        if not self.shown:
+            self.shown = True
+            self.check.apply_loaded(loaded)
+
+    def ended(self, index: int, outcome: ChildOutcome, handler) -> None:
+        self.waiting[index] = (outcome, handler)
+        while self.next_index in self.waiting:
+            outcome, handler = self.waiting.pop(self.next_index)
+            self._take(self.next_index, outcome, handler)
+            self.next_index += 1
+
+    def _take(self, index: int, outcome: ChildOutcome, handler) -> None:
+        row = self.check.result.cases[index]
+        self.last_layers = outcome.layers or self.last_layers
+        row.usage = _usage(handler) if not self.with_artifact else outcome.metric_usage
+        if not self.decided and not (self.with_artifact and _stopped_in_run(outcome)):
+            self.decided = True
+            if not _first_child(self.check, outcome, row):
+                raise _Stopped
+            self.has_reward_spec = bool(outcome.loaded and outcome.loaded.get("has_reward_spec"))
+        self.check.bool_scores[index] = _fill_case(row, outcome)
+        self.check.progress()
+
+
 def run_check(
     source: bytes | str,
     cases: Sequence[Case] | None = None,
@@ -273,6 +284,7 @@ def run_check(
     sandbox_config: sandbox.SandboxConfig | None = None,
     artifact: Artifact | None = None,
     task_llm_for_case: Callable[[int], LlmHandler] | None = None,
+    sandboxes: SandboxSource | None = None,
 ) -> CheckResult:
     """Check metric.py `source` on `cases` (default: the three built-in ones).
 
@@ -315,44 +327,40 @@ def run_check(
         return check.fail("load")
     assert checked.text is not None
 
-    has_reward_spec = False
-    decided = False  # whether a child has reported the load stages yet
-    for index, case in enumerate(case_list):
-        row = result.cases[index]
-        handler = llm_for_case(index) if llm_for_case is not None else on_llm
-        task_handler = None
-        if artifact_job is not None and task_llm_for_case is not None:
-            task_handler = task_llm_for_case(index)
-        try:
-            outcome = _run_case(
-                checked.text,
-                case,
-                timeout=timeout,
-                handler=handler,
-                task_handler=task_handler,
-                on_loaded=check.apply_loaded if not decided else None,
-                sandbox_config=sandbox_config,
-                artifact_job=artifact_job,
-            )
-        except sandbox.SandboxUnavailable as exc:
-            params = {"reason": exc.reason, "detail": exc.detail}
-            problems = [{"code": "sandbox_unavailable", "params": params}]
-            for stage_id in LOAD_STAGES:
-                check.set_stage(stage_id, "skipped")
-            check.set_stage("load", "failed", "sandbox_unavailable", params, problems)
-            return check.fail("load")
-        row.usage = _usage(handler) if artifact_job is None else outcome.metric_usage
-        if not decided and not (artifact_job is not None and _stopped_in_run(outcome)):
-            decided = True
-            if not _first_child(check, outcome, row):
-                failed = next(s.id for s in result.stages if s.status == "failed")
-                return check.fail(failed)
-            has_reward_spec = bool(outcome.loaded and outcome.loaded.get("has_reward_spec"))
-        check.bool_scores[index] = _fill_case(row, outcome)
-        check.progress()
-    if not decided:
+    state = _Cases(check, artifact_job is not None)
+    handlers = [
+        (llm_for_case(index) if llm_for_case is not None else on_llm) or default_llm
+        for index in range(len(case_list))
+    ]
+    task_handlers = None
+    if artifact_job is not None and task_llm_for_case is not None:
+        task_handlers = [task_llm_for_case(index) for index in range(len(case_list))]
+    try:
+        run_cases(
+            checked.text,
+            case_list,
+            timeout_s=timeout,
+            handlers=handlers,
+            task_handlers=task_handlers,
+            on_case=lambda index, outcome: state.ended(index, outcome, handlers[index]),
+            on_loaded=state.loaded,
+            sandboxes=sandboxes or OnDemand(sandbox_config),
+            artifact=artifact_job,
+        )
+    except sandbox.SandboxUnavailable as exc:
+        params = {"reason": exc.reason, "detail": exc.detail}
+        problems = [{"code": "sandbox_unavailable", "params": params}]
+        for stage_id in LOAD_STAGES:
+            check.set_stage(stage_id, "skipped")
+        check.set_stage("load", "failed", "sandbox_unavailable", params, problems)
+        return check.fail("load")
+    except _Stopped:
+        failed = next(s.id for s in result.stages if s.status == "failed")
+        return check.fail(failed)
+    if not state.decided:
         # Every run failed before metric.py was loaded: nothing decides these stages.
-        result.layers = result.layers or outcome.layers
+        result.layers = result.layers or state.last_layers
         for stage_id in LOAD_STAGES:
             check.set_stage(stage_id, "skipped", params={"reason": "run_failed"})
+    has_reward_spec = state.has_reward_spec
     return _conclude(check, has_reward_spec)

@@ -1,45 +1,49 @@
-"""The two kinds of child a check runs, as protocols over contract.process.
+"""A check's cases, all at once, in warm sandboxes: who runs what, and what it yields.
 
-`run_metric()`: metric.py on one case. The child loads it and reports what loading did
-as data ("loaded"); the worker derives the load, signature and REWARD_SPEC stages from
-that (contract.frames), serves score()'s llm() requests, and judges the value the child
-describes ("result") on its own clock. Loading and calling each get the full time limit.
+`run_cases()` takes a warm sandbox for the metric (and one more for the artifact's run
+code, so the two never share even a namespace), opens every case at once on the case
+loop (contract.caseloop) and hands each case's outcome to `on_case` as soon as it is
+known. With an artifact, a case's metric process starts the moment its run finished,
+with the run's output as data and the worker's measurements of it; a run that ended by
+itself (returned or raised) still has the metric loaded, so the load stages are
+reported, but only a returned output is scored.
 
-`run_program()`: the artifact's run(artifact, input) on one case, in a child of its own.
-The child loads the program, the worker sends the input and starts its clock, serves the
-run's llm() requests with the task model's handler and stops the clock at "run_finished".
-Cost and tokens come from that handler's usage(), never from the child. The output comes
-back as data and goes, with the worker's measurements, to a fresh metric child: nothing
-the run code does can reach the metric's process or what it is told was measured.
-
-A child that exits, dies or stops talking before it finished is "crashed", never a pass;
-one that outlives its time is "timeout".
+Each case's process gets the full time limit for loading and again for calling (for the
+program and again for its run); a case that times out does not hold up the others.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from contract import frames, sandbox
-from contract.artifacts import check_run_finished, usage_delta, usage_now
+from contract import sandbox
+from contract.caseloop import CaseLoop, Channel
 from contract.cases import Case
-from contract.process import ChildProcess, Ending, crash_params
-from skynet import OBSERVATION_KEYS, wire
+from contract.metering import measured, usage_delta, usage_now
+from contract.protocol import (
+    MetricSession,
+    ModelHandler,
+    ProgramSession,
+    crash_params,
+    loaded_is_final,
+)
+from contract.warm import WarmSandbox, WarmStartFailed
 
-LlmHandler = Callable[[dict], dict]
+LlmHandler = ModelHandler
 
 __all__ = [
     "ChildOutcome",
     "LlmHandler",
-    "RunOutcome",
-    "crash_params",
+    "OnDemand",
+    "SandboxSource",
     "default_llm",
     "default_task_llm",
     "loaded_is_final",
-    "run_metric",
-    "run_program",
+    "run_cases",
 ]
 
 
@@ -53,15 +57,38 @@ def default_task_llm(request: dict) -> dict:
     return {"error": "no_task_model", "message": ""}
 
 
+class SandboxSource(Protocol):
+    """Where a check gets its warm sandboxes (contract.warm.WarmPool, or OnDemand), and
+    gives them back to be killed."""
+
+    def take(self) -> WarmSandbox: ...
+
+    def release(self, warm: WarmSandbox) -> None: ...
+
+
+class OnDemand:
+    """Start a sandbox when a check asks for one, kill it when given back: the command
+    line and the tests."""
+
+    def __init__(self, config: sandbox.SandboxConfig | None = None) -> None:
+        self.config = config
+
+    def take(self) -> WarmSandbox:
+        return WarmSandbox.start(self.config)
+
+    def release(self, warm: WarmSandbox) -> None:
+        warm.close()
+
+
 @dataclass
 class ChildOutcome:
-    """What one case's children did. `phase` is where the metric child was when it ended:
-    "load" until the "loaded" frame arrived, "call" after it ("run" when only the run
-    child ran).
+    """What one case's processes did. `phase` is where its metric process was when it
+    ended: "load" until the "loaded" frame arrived, "call" after it, "run" when the case
+    ended in the artifact's run and no metric process started.
 
     With an artifact, `run` is the run's report ({status, duration_ms, usage,
     output_repr, problem, params, exception, traceback}), `observation` the worker's
-    measurements of it and `metric_usage` what the metric handler used."""
+    measurements of it and `metric_usage` what the metric's handler used."""
 
     layers: list[str] = field(default_factory=list)
     loaded: dict | None = None
@@ -79,299 +106,45 @@ class ChildOutcome:
     metric_usage: dict | None = None
 
 
-@dataclass
-class RunOutcome:
-    """What one run child did: its report, its output (skynet.values data) when it
-    returned, and the worker's measurements of it (the metric's observation)."""
-
-    run: dict
-    output: dict | None
-    observation: dict
-    layers: list[str] = field(default_factory=list)
-    stdout: str = ""
-    stderr: str = ""
-    stdout_truncated: int = 0
-    stderr_truncated: int = 0
-
-    @property
-    def finished(self) -> bool:
-        """The run reported an end of its own (returned or raised), not a crash/timeout."""
-        return self.run["status"] != "timeout" and self.run["problem"] not in ("crashed",)
+def _cpu_seconds(timeout_s: float) -> int:
+    """A case process's CPU limit: its two windows, plus one second (a backstop to the
+    worker's clock, which ends it first)."""
+    return math.ceil(2 * timeout_s) + 1
 
 
-def loaded_is_final(loaded: dict) -> bool:
-    """True when score() will not be called after this "loaded" report."""
-    stages = loaded["stages"]
-    return (
-        loaded.get("call_args") not in (2, 3)
-        or stages["load"]["status"] != "passed"
-        or stages["signature"]["status"] != "passed"
-        or stages["reward_spec"]["status"] == "failed"
+def _output(outcome: ChildOutcome, channel: Channel) -> None:
+    outcome.stdout += channel.stdout.text()
+    outcome.stderr += channel.stderr.text()
+    outcome.stdout_truncated += channel.stdout.truncated
+    outcome.stderr_truncated += channel.stderr.truncated
+
+
+def _metric_outcome(channel: Channel, warm: WarmSandbox, observation: dict) -> ChildOutcome:
+    got = channel.session.outcome
+    outcome = ChildOutcome(
+        layers=list(dict.fromkeys([*warm.layers, *got.layers])),
+        loaded=got.loaded,
+        result=got.result,
+        failure=got.failure,
+        failure_params=got.failure_params,
+        phase=got.phase,
+        parent_duration_ms=got.duration_ms,
+        observation=observation,
     )
+    _output(outcome, channel)
+    return outcome
 
 
-def _llm_reply(handler: LlmHandler, frame: dict) -> dict:
-    """Answer one skynet.llm() request with the handler's {"text"} or {"error", "message"}.
-
-    The handler runs synchronously in the loop: its time counts against the call's
-    limit, and the clock is checked again as soon as it returns.
-    """
-    request = {"instructions": frame.get("instructions"), "input": frame.get("input")}
-    reply: dict = {"type": "llm_reply", "error": "handler_error", "message": ""}
-    try:
-        answer = handler(request)
-    except Exception:  # the models layer failing is a model error for the metric, not ours
-        answer = None
-    if isinstance(answer, dict):
-        if isinstance(answer.get("text"), str):
-            reply = {"type": "llm_reply", "text": answer["text"]}
-        elif isinstance(answer.get("error"), str):
-            message = answer.get("message")
-            reply = {
-                "type": "llm_reply",
-                "error": answer["error"],
-                "message": message if isinstance(message, str) else "",
-            }
-    try:
-        wire.encode(reply)
-    except (wire.ProtocolError, ValueError, TypeError):
-        return {"type": "llm_reply", "error": "reply_too_large", "message": ""}
-    return reply
-
-
-def _job(payload: dict) -> Callable[[dict], bytes]:
-    def build(limits: dict) -> bytes:
-        try:
-            return wire.encode({**payload, "limits": limits}, limit=wire.MAX_JOB_FRAME)
-        except wire.ProtocolError:
-            raise ValueError("job_too_large") from None
-        except (TypeError, ValueError):
-            raise ValueError("case_not_json") from None
-
-    return build
-
-
-def _ended(outcome: ChildOutcome | RunOutcome, child: ChildProcess) -> None:
-    outcome.stdout, outcome.stderr = child.stdout, child.stderr
-    outcome.stdout_truncated, outcome.stderr_truncated = (
-        child.stdout_truncated,
-        child.stderr_truncated,
-    )
-
-
-# -- metric.py on one case --------------------------------------------------------------
-
-
-class _Metric:
-    def __init__(self, child: ChildProcess, timeout_s: float, on_llm, on_loaded, call: bool):
-        self.child = child
-        self.timeout_s = timeout_s
-        self.on_llm = on_llm
-        self.on_loaded = on_loaded
-        self.call = call
-        self.outcome = ChildOutcome()
-        self.state = "start"
-        self.deadline = time.monotonic() + timeout_s
-        self.loaded_at = 0.0
-
-    def handle(self, frame: dict) -> bool:
-        kind = frame["type"]
-        if kind == "fatal":
-            reason = frame.get("reason")
-            reason = reason if reason in ("confine_failed", "internal") else "internal"
-            return self._crash(crash_params(reason))
-        if self.state == "start" and kind == "ready":
-            self.outcome.layers = frames.check_ready(frame)
-            self.state = "load"
-            return False
-        if self.state in ("load", "call") and kind == "llm":
-            self.child.send(_llm_reply(self.on_llm, frame))
-            return False
-        if self.state == "load" and kind == "loaded":
-            loaded = frames.judge_loaded(frame)
-            self.outcome.loaded = loaded
-            self.outcome.phase = self.state = "call"
-            self.loaded_at = time.monotonic()
-            # Loading and calling each get the full time limit.
-            self.deadline = self.loaded_at + self.timeout_s
-            if self.on_loaded is not None:
-                self.on_loaded(loaded)
-            return loaded_is_final(loaded) or not self.call
-        if self.state == "call" and kind == "result":
-            duration_ms = (time.monotonic() - self.loaded_at) * 1000
-            self.outcome.result = frames.judge_result(frame, duration_ms)
-            self.outcome.parent_duration_ms = duration_ms
-            return True
-        raise wire.ProtocolError("unexpected_frame")
-
-    def _crash(self, params: dict) -> bool:
-        self.outcome.failure, self.outcome.failure_params = "crashed", params
-        return True
-
-    def ended(self, ending: Ending) -> None:
-        if ending.kind == "timeout":
-            self.outcome.failure = "timeout"
-            self.outcome.failure_params = {"seconds": self.timeout_s}
-        elif ending.kind == "crashed" and self.outcome.failure is None:
-            self.outcome.failure, self.outcome.failure_params = "crashed", ending.params
-
-
-def run_metric(
-    source: str,
-    case: Case,
-    *,
-    timeout_s: float,
-    on_llm: LlmHandler | None = None,
-    on_loaded: Callable[[dict], None] | None = None,
-    sandbox_config: sandbox.SandboxConfig | None = None,
-    output: dict | None = None,
-    observation: dict | None = None,
-    call: bool = True,
-) -> ChildOutcome:
-    """Run score() of `source` on `case` in a new child; always returns, never leaves a process.
-
-    on_llm answers the child's skynet.llm() requests (default: no_metric_model);
-    on_loaded is called with the "loaded" report as soon as it arrives. `output` (a run's
-    output as skynet.values data) replaces the case's given output, `observation` its
-    recorded measurements; with `call` False the metric is only loaded. Raises
-    SandboxUnavailable when no sandbox can be had here, ValueError for a case that
-    cannot be sent, OSError when no child can start.
-    """
-    seen = case.measured() if observation is None else dict(observation)
-    payload = {
-        "type": "job",
-        "source": source,
-        "filename": "metric.py",
-        "case": case.to_job(),
-        "observation": seen,
-        "call": call,
-    }
-    if output is not None:
-        payload["output"] = output
-    child = ChildProcess.start(
-        _job(payload), timeout_s=2 * timeout_s, sandbox_config=sandbox_config
-    )
-    session = _Metric(child, timeout_s, on_llm or default_llm, on_loaded, call)
-    session.outcome.observation = seen
-    try:
-        session.ended(child.serve(session.handle, lambda: session.deadline))
-    finally:
-        child.end()
-    _ended(session.outcome, child)
-    session.outcome.layers = list(dict.fromkeys([*child.launch.layers, *session.outcome.layers]))
-    return session.outcome
-
-
-# -- the artifact's run on one case ----------------------------------------------------
-
-
-class _Program:
-    def __init__(self, child: ChildProcess, timeout_s: float, on_task_llm, input: object):
-        self.child = child
-        self.timeout_s = timeout_s
-        self.on_task_llm = on_task_llm
-        self.input = input
-        self.state = "start"
-        self.deadline = time.monotonic() + timeout_s
-        self.started_at: float | None = None
-        self.calls = 0
-        self.finished: dict | None = None
-        self.finished_at: float | None = None
-        self.failure: tuple[str, dict] | None = None
-        self.layers: list[str] = []
-
-    def handle(self, frame: dict) -> bool:
-        kind = frame["type"]
-        if kind == "fatal":
-            reason = frame.get("reason")
-            reason = reason if reason in ("confine_failed", "internal") else "internal"
-            self.failure = ("crashed", crash_params(reason))
-            return True
-        if self.state == "start" and kind == "ready":
-            self.layers = frames.check_ready(frame)
-            self.state = "program"
-            return False
-        if self.state in ("program", "run") and kind == "llm":
-            self.calls += 1
-            self.child.send(_llm_reply(self.on_task_llm, frame))
-            return False
-        if self.state == "program" and kind == "program_loaded":
-            # The clock starts as the input leaves: the program could not see it before.
-            self.child.send({"type": "input", "input": self.input})
-            self.started_at = time.monotonic()
-            self.deadline = self.started_at + self.timeout_s
-            self.state = "run"
-            return False
-        if self.state in ("program", "run") and kind == "run_finished":
-            self.finished_at = time.monotonic()
-            self.finished = check_run_finished(frame)
-            return True
-        raise wire.ProtocolError("unexpected_frame")
-
-    def ended(self, ending: Ending) -> None:
-        if self.failure is not None or ending.kind == "done":
-            return
-        if ending.kind == "timeout":
-            self.failure = ("timeout", {"seconds": self.timeout_s})
-        else:
-            self.failure = ("crashed", ending.params)
-
-
-def _measured(duration_ms: float | None, used: dict | None, calls: int) -> dict:
-    """The observation score() sees: the worker's clock and the task handler's usage."""
-    if used is None:
-        # A handler that does not count: only the requests served here are known.
-        return {
-            "duration_ms": duration_ms,
-            "cost_usd": None,
-            "model_calls": calls,
-            "input_tokens": None,
-            "output_tokens": None,
-        }
-    return {
-        "duration_ms": duration_ms,
-        "cost_usd": round(used["cost_usd"], 10),
-        "model_calls": used["model_calls"],
-        "input_tokens": used["input_tokens"],
-        "output_tokens": used["output_tokens"],
-    }
-
-
-def run_program(
-    artifact: dict,
-    case: Case,
-    *,
-    timeout_s: float,
-    on_task_llm: LlmHandler | None = None,
-    sandbox_config: sandbox.SandboxConfig | None = None,
-) -> RunOutcome:
-    """Run the artifact (Artifact.to_job()) on the case's input in a new child.
-
-    The program's load and the run each get `timeout_s`; on_task_llm answers the run's
-    llm() calls (default: no_task_model). Always returns, never leaves a process; raises
-    like run_metric().
-    """
-    handler = on_task_llm or default_task_llm
-    before = usage_now(handler)
-    child = ChildProcess.start(
-        _job({"type": "run", "artifact": artifact}),
-        timeout_s=2 * timeout_s,
-        sandbox_config=sandbox_config,
-    )
-    session = _Program(child, timeout_s, handler, case.input)
-    try:
-        session.ended(child.serve(session.handle, lambda: session.deadline))
-    finally:
-        child.end()
-    after = usage_now(handler)
-    used = None
-    if before is not None and after is not None:
-        used = {key: after[key] - before[key] for key in after}
-    started, stopped = session.started_at, session.finished_at or time.monotonic()
-    duration_ms = None if started is None else (stopped - started) * 1000
+def _run_report(
+    channel: Channel, before: dict | None, after: dict | None
+) -> tuple[dict, dict | None]:
+    """The run's report, and its output (skynet.values data) when it returned."""
+    got = channel.session.outcome
+    stopped = got.finished_at or time.monotonic()
+    duration = None if got.started_at is None else (stopped - got.started_at) * 1000
     run = {
         "status": "ok",
-        "duration_ms": duration_ms,
+        "duration_ms": duration,
         "usage": usage_delta(before, after),
         "output_repr": None,
         "problem": None,
@@ -380,10 +153,10 @@ def run_program(
         "traceback": [],
     }
     output = None
-    finished = session.finished
-    if session.failure is not None:
-        run["status"] = "timeout" if session.failure[0] == "timeout" else "error"
-        run["problem"], run["params"] = session.failure
+    finished = got.finished
+    if got.failure is not None:
+        run["status"] = "timeout" if got.failure[0] == "timeout" else "error"
+        run["problem"], run["params"] = got.failure
     elif finished is not None and finished["outcome"] == "returned":
         run["output_repr"] = finished["output_repr"]
         output = finished["output"]
@@ -391,12 +164,125 @@ def run_program(
         run["status"] = "error"
         run["problem"], run["params"] = finished["problem"], finished["params"]
         run["exception"], run["traceback"] = finished["exception"], finished["traceback"]
-    observation = _measured(duration_ms, used, session.calls)
-    outcome = RunOutcome(run=run, output=output, observation=observation)
-    _ended(outcome, child)
-    outcome.layers = list(dict.fromkeys([*child.launch.layers, *session.layers]))
-    return outcome
+    return run, output
 
 
-def unmeasured() -> dict:
-    return dict.fromkeys(OBSERVATION_KEYS)
+def run_cases(
+    source: str,
+    cases: list[Case],
+    *,
+    timeout_s: float,
+    handlers: list[ModelHandler],
+    on_case: Callable[[int, ChildOutcome], None],
+    on_loaded: Callable[[dict], None] | None = None,
+    sandboxes: SandboxSource,
+    artifact: dict | None = None,
+    task_handlers: list[ModelHandler] | None = None,
+) -> None:
+    """Run every case; `on_case(index, outcome)` as each one ends (in any order).
+
+    handlers[i] answers case i's metric llm() calls, task_handlers[i] its run's. Raises
+    SandboxUnavailable when no sandbox can be had here, ValueError for a case that cannot
+    be sent. Never leaves a process behind.
+    """
+    boxes: list[WarmSandbox] = []
+    loop = CaseLoop(max_model_calls=max(2, 2 * len(cases)))
+    try:
+        try:
+            metric_box = sandboxes.take()
+            boxes.append(metric_box)
+            run_box = None
+            if artifact is not None:
+                run_box = sandboxes.take()
+                boxes.append(run_box)
+        except WarmStartFailed as exc:
+            for index in range(len(cases)):
+                on_case(
+                    index, ChildOutcome(failure="crashed", failure_params=crash_params(exc.reason))
+                )
+            return
+        cpu = _cpu_seconds(timeout_s)
+
+        def open_metric(
+            index: int, observation: dict, output: dict | None, call: bool, done
+        ) -> None:
+            case = cases[index]
+            job = {
+                "type": "job",
+                "source": source,
+                "filename": "metric.py",
+                "case": case.to_job(),
+                "observation": observation,
+                "call": call,
+            }
+            if output is not None:
+                job["output"] = output
+
+            def session(channel: Channel) -> MetricSession:
+                return MetricSession(
+                    timeout_s=timeout_s,
+                    started=time.monotonic(),
+                    ask=loop.asker(channel, handlers[index]),
+                    on_loaded=on_loaded,
+                    call=call,
+                )
+
+            loop.open(metric_box, index, job, cpu, session, done)
+
+        for index in range(len(cases)):
+            if run_box is None:
+
+                def metric_done(channel: Channel, index: int = index) -> None:
+                    on_case(index, _metric_outcome(channel, metric_box, cases[index].measured()))
+
+                open_metric(index, cases[index].measured(), None, True, metric_done)
+                continue
+            task = (task_handlers or [None] * len(cases))[index] or default_task_llm
+            before = usage_now(task)
+
+            def program(channel: Channel, index: int = index, task=task) -> ProgramSession:
+                return ProgramSession(
+                    timeout_s=timeout_s,
+                    started=time.monotonic(),
+                    input=cases[index].input,
+                    send=channel.send,
+                    ask=loop.asker(channel, task),
+                )
+
+            def run_done(channel: Channel, index: int = index, task=task, before=before) -> None:
+                after = usage_now(task)
+                run, output = _run_report(channel, before, after)
+                got = channel.session.outcome
+                observation = measured(run["duration_ms"], before, after, got.calls)
+                if output is None and (got.failure is not None or got.finished is None):
+                    # Killed or timed out while running: metric.py was never reached.
+                    outcome = ChildOutcome(phase="run", layers=list(run_box.layers))
+                    outcome.failure = run["status"] if run["status"] == "timeout" else "crashed"
+                    outcome.failure_params = run["params"]
+                    outcome.run, outcome.observation = run, observation
+                    _output(outcome, channel)
+                    on_case(index, outcome)
+                    return
+                metric_before = usage_now(handlers[index])
+
+                def metric_done(metric: Channel) -> None:
+                    outcome = _metric_outcome(metric, metric_box, observation)
+                    outcome.run = run
+                    outcome.metric_usage = usage_delta(metric_before, usage_now(handlers[index]))
+                    # What the run printed comes first.
+                    outcome.stdout = channel.stdout.text() + outcome.stdout
+                    outcome.stderr = channel.stderr.text() + outcome.stderr
+                    outcome.stdout_truncated += channel.stdout.truncated
+                    outcome.stderr_truncated += channel.stderr.truncated
+                    on_case(index, outcome)
+
+                open_metric(index, observation, output, output is not None, metric_done)
+
+            loop.open(run_box, index, {"type": "run", "artifact": artifact}, cpu, program, run_done)
+        loop.run()
+    finally:
+        loop.close()
+        for warm in boxes:
+            # Dead already for the check: no case answers any more, whatever is still in
+            # the sandbox; the source kills it (at once, or in its own thread).
+            sandboxes.release(warm)

@@ -1,8 +1,8 @@
-"""A check child: one case of metric.py, or one run of the artifact, in its own process.
+"""A case child: one case of metric.py, or one run of the artifact, in its own process.
 
-Started by contract.runner with the child end of a socketpair as argv[1]. The first frame
-is the job; `skynet._confine.apply(job["limits"])` runs before anything of the user's. The
-child reports what it saw as data and never judges it: the worker applies the contract.
+The warm sandbox (skynet_warm) forks one such process per case, already confined, with
+the case's own socket; `run_case(sock, job)` is all it does. The child reports what it
+saw as data and never judges it: the worker applies the contract.
 
 A metric job ("job"):
 
@@ -22,25 +22,21 @@ reads a result only when its own rules say score() is called; the child applies 
 pure rules (skynet.signature, skynet.rewardspec) to know whether to call it, so no round
 trip sits between loading and calling.
 
-The process then ends with os._exit at once, so no thread the code started keeps it alive.
-The parent owns the clock: this side never times anything out.
+The process then ends with os._exit at once (skynet_warm), so no thread the code started
+keeps it alive. The parent owns the clock: this side never times anything out.
 """
 
 from __future__ import annotations
 
 # Everything the child needs is imported before confinement, which may forbid
 # opening files afterwards.
-import inspect
-import linecache
 import os
-import re
 import socket
 import sys
 import types
 
 from skynet import (
     _artifact,
-    _confine,
     _state,
     compiling,
     rewardspec,
@@ -68,9 +64,9 @@ def load(source: str, lines: list[str]) -> tuple[types.ModuleType | None, dict]:
         return None, _failed("syntax_error", problem)
     module = types.ModuleType("metric")
     module.__file__ = FILENAME
-    sys.modules["metric"] = module
     # Lets traceback.print_exc() inside the metric show its own source lines.
-    linecache.cache[FILENAME] = (len(source), None, [line + "\n" for line in lines], FILENAME)
+    module.__loader__ = compiling.SourceLoader(source)
+    sys.modules["metric"] = module
     try:
         exec(code, module.__dict__)
     except BaseException as exc:  # noqa: B036 - SystemExit & co. are the metric's errors too
@@ -88,7 +84,12 @@ def load(source: str, lines: list[str]) -> tuple[types.ModuleType | None, dict]:
 
 def describe_signature(score: object) -> dict:
     """{"shape": ...} of score's parameters, or {"not_inspectable": True}."""
+    shape = signature.shape_of_function(score)
+    if shape is not None:
+        return {"shape": signature.shape_to_data(shape)}
     try:
+        import inspect  # only for callables that are not plain functions
+
         shape = signature.shape_of(inspect.signature(score))  # type: ignore[arg-type]
     except BaseException:  # noqa: B036 - builtins without a signature, or a hostile __signature__
         return {"not_inspectable": True}
@@ -158,9 +159,7 @@ def call_args(loaded: dict, module: types.ModuleType) -> int | None:
 def run_metric(sock: socket.socket, job: dict) -> None:
     source = job["source"]
     case = job["case"]
-    # Python's own line breaks only: str.splitlines() would also split at form
-    # feeds and U+2028, and traceback lines would point at the wrong text.
-    lines = re.split(r"\r\n|\r|\n", source)
+    lines = compiling.split_lines(source)
     _state.install(sock, job.get("observation"))
     output = values.decode(job["output"]) if "output" in job else case.get("output")
 
@@ -182,30 +181,9 @@ def run_metric(sock: socket.socket, job: dict) -> None:
     _send(sock, result)
 
 
-def main(argv: list[str]) -> None:
-    sock = socket.socket(fileno=int(argv[1]))
-    try:
-        job = wire.recv(sock, limit=wire.MAX_JOB_FRAME)
-        if job is None or job.get("type") not in ("job", "run"):
-            raise wire.ProtocolError("bad_job")
-        try:
-            layers = [str(layer) for layer in _confine.apply(job.get("limits") or {})]
-        except BaseException:  # noqa: B036 - never run user code unconfined
-            wire.send(sock, {"type": "fatal", "reason": "confine_failed"})
-            _exit(EXIT_INTERNAL)
-        wire.send(sock, {"type": "ready", "layers": layers})
-        if job["type"] == "run":
-            _artifact.run_job(sock, job)
-        else:
-            run_metric(sock, job)
-    except BaseException:  # noqa: B036 - our own failure: tell the parent, never pass silently
-        try:
-            wire.send(sock, {"type": "fatal", "reason": "internal"})
-        except BaseException:  # noqa: B036
-            pass
-        _exit(EXIT_INTERNAL)
-    _exit(0)
-
-
-if __name__ == "__main__":
-    main(sys.argv)
+def run_case(sock: socket.socket, job: dict) -> None:
+    """One case in a confined, forked process: a metric job or a run job."""
+    if job.get("type") == "run":
+        _artifact.run_job(sock, job)
+    else:
+        run_metric(sock, job)

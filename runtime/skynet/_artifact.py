@@ -24,8 +24,6 @@ artifact is a template filled with the input fields and sent to the task model w
 
 from __future__ import annotations
 
-import linecache
-import re
 import sys
 import types
 
@@ -108,13 +106,8 @@ def _load_program(source: str, lines: list[str]) -> tuple[object | None, dict | 
         return None, _failed("program_syntax_error", problem)
     module = types.ModuleType("program")
     module.__file__ = PROGRAM_FILENAME
+    module.__loader__ = compiling.SourceLoader(source)
     sys.modules["program"] = module
-    linecache.cache[PROGRAM_FILENAME] = (
-        len(source),
-        None,
-        [line + "\n" for line in lines],
-        PROGRAM_FILENAME,
-    )
     try:
         exec(code, module.__dict__)
     except BaseException as exc:  # noqa: B036 - SystemExit & co. are the program's errors too
@@ -151,8 +144,7 @@ def run_job(sock: object, job: dict) -> None:
     finished: dict | None = None
     if kind == "python":
         source = artifact.get("source") or ""
-        # Python's own line breaks only, as for metric.py.
-        lines = re.split(r"\r\n|\r|\n", source)
+        lines = compiling.split_lines(source)
         run, finished = _load_program(source, lines)
     elif kind == "prompt":
         try:

@@ -7,8 +7,8 @@ thread in llm() and the main thread waiting for its input never take each other'
 
 from __future__ import annotations
 
+import _thread
 import math
-import threading
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -19,7 +19,7 @@ OBSERVATION_KEYS = ("duration_ms", "cost_usd", "model_calls", "input_tokens", "o
 _observation: MappingProxyType = MappingProxyType(dict.fromkeys(OBSERVATION_KEYS))
 _channel: object | None = None
 # llm() may be called from several metric threads; one request at a time on the socket.
-lock = threading.Lock()
+lock = _thread.allocate_lock()
 
 
 def _measure(value: object) -> float | int | None:

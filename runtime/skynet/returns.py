@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
 
 from skynet.safe import NAME_LIMIT, clip, safe_repr, type_name
 
@@ -32,24 +31,44 @@ PROBLEMS = (
 )
 
 
-@dataclass(frozen=True)
 class Verdict:
     """Outcome of validating one return value.
 
     `score` is float(score) when it is a finite real, else None; `scores` holds
-    the named scores that are finite reals, in insertion order.
+    the named scores that are finite reals, in insertion order. A plain class, not a
+    dataclass: this module is imported by every sandbox, and dataclasses imports inspect.
     """
 
-    problem: str | None
-    params: dict = field(default_factory=dict)
-    score: float | None = None
-    bool_score: bool = False
-    feedback: str | None = None
-    scores: dict[str, float] = field(default_factory=dict)
+    __slots__ = ("bool_score", "feedback", "params", "problem", "score", "scores")
+
+    def __init__(
+        self,
+        problem: str | None,
+        params: dict | None = None,
+        score: float | None = None,
+        bool_score: bool = False,
+        feedback: str | None = None,
+        scores: dict[str, float] | None = None,
+    ) -> None:
+        self.problem = problem
+        self.params = params or {}
+        self.score = score
+        self.bool_score = bool_score
+        self.feedback = feedback
+        self.scores = scores or {}
 
     @property
     def valid(self) -> bool:
         return self.problem is None
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Verdict) and self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        return f"Verdict(problem={self.problem!r}, score={self.score!r})"
 
 
 _NOT_NUMBER = "not_number"

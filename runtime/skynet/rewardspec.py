@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
 
 from skynet.safe import NAME_LIMIT, safe_repr, type_name
 
@@ -45,14 +44,23 @@ CODES = (
 )
 
 
-@dataclass(frozen=True)
 class Spec:
-    """A valid spec: weights scaled to sum 1, references as floats."""
+    """A valid spec: weights scaled to sum 1, references as floats (a plain class: every
+    sandbox imports this module, and dataclasses imports inspect)."""
 
-    weights: dict[str, float]
-    speed_reference: float
-    cost_reference: float
-    accuracy_reference: float | None
+    __slots__ = ("accuracy_reference", "cost_reference", "speed_reference", "weights")
+
+    def __init__(
+        self,
+        weights: dict[str, float],
+        speed_reference: float,
+        cost_reference: float,
+        accuracy_reference: float | None,
+    ) -> None:
+        self.weights = weights
+        self.speed_reference = speed_reference
+        self.cost_reference = cost_reference
+        self.accuracy_reference = accuracy_reference
 
 
 def _problem(code: str, path: str, **params: object) -> dict:

@@ -6,23 +6,22 @@ function) and the parent's static check (the AST of `def score`) agree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 REASONS = ("too_few_parameters", "too_many_required", "required_keyword_only", "not_inspectable")
 
 
-@dataclass(frozen=True)
-class Param:
-    name: str
-    required: bool
+# Named tuples, not dataclasses: every sandbox imports this, and dataclasses imports inspect.
+Param = namedtuple("Param", "name required")
 
 
-@dataclass(frozen=True)
-class Shape:
-    positional: tuple[Param, ...]
-    varargs: str | None = None
-    keyword_only: tuple[Param, ...] = ()
-    varkw: str | None = None
+class Shape(
+    namedtuple("Shape", "positional varargs keyword_only varkw", defaults=(None, (), None))
+):
+    """positional: tuple[Param, ...]; varargs: str | None; keyword_only: tuple[Param,
+    ...]; varkw: str | None."""
+
+    __slots__ = ()
 
     def names(self) -> list[str]:
         """Parameter names as written, with * and ** marking the catch-alls."""
@@ -33,6 +32,43 @@ class Shape:
         if self.varkw is not None:
             names.append(f"**{self.varkw}")
         return names
+
+
+_CO_VARARGS = 0x04
+_CO_VARKEYWORDS = 0x08
+
+
+def shape_of_function(func: object) -> Shape | None:
+    """Shape of a plain Python function, read from its code object (no inspect import);
+    None for anything else (a class, a partial, a builtin, a function with an explicit
+    __signature__ or a functools.wraps __wrapped__), for which inspect decides."""
+    import types
+
+    if type(func) is not types.FunctionType:
+        return None
+    try:
+        extra = func.__dict__
+        if "__signature__" in extra or "__wrapped__" in extra:
+            return None
+        code = func.__code__
+        defaults = func.__defaults__ or ()
+        kwdefaults = func.__kwdefaults__ or {}
+        names = code.co_varnames
+        count, kwcount = code.co_argcount, code.co_kwonlyargcount
+    except BaseException:  # noqa: B036 - a function whose attributes were tampered with
+        return None
+    first_default = count - len(defaults)
+    positional = tuple(Param(names[i], i < first_default) for i in range(count))
+    keyword_only = tuple(
+        Param(names[i], names[i] not in kwdefaults) for i in range(count, count + kwcount)
+    )
+    index = count + kwcount
+    varargs = varkw = None
+    if code.co_flags & _CO_VARARGS:
+        varargs, index = names[index], index + 1
+    if code.co_flags & _CO_VARKEYWORDS:
+        varkw = names[index]
+    return Shape(positional, varargs, keyword_only, varkw)
 
 
 def shape_of(signature: object) -> Shape:

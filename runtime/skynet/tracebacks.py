@@ -6,7 +6,6 @@ sees their own line numbers and none of the runner's internals.
 
 from __future__ import annotations
 
-import traceback
 from types import TracebackType
 
 from skynet.safe import NAME_LIMIT, clip, safe_message, type_name
@@ -27,7 +26,11 @@ def metric_frames(
     counts the rest in `omitted`, keeping the report small.
     """
     frames = []
-    for frame, lineno in traceback.walk_tb(tb):
+    # As traceback.walk_tb does; that module (and linecache, tokenize) is not imported
+    # here, since every sandbox imports this one.
+    while tb is not None:
+        frame, lineno = tb.tb_frame, tb.tb_lineno
+        tb = tb.tb_next
         code = frame.f_code
         if code.co_filename != filename:
             continue

@@ -44,7 +44,8 @@ def test_the_docs_judge_example_passes_and_fails(vendor, provider, gateway, chec
     assert bad.feedback.startswith("FAIL ") and "Paris" in bad.feedback
 
     assert [r.path for r in provider.requests] == [path, path]
-    first = provider.requests[0]
+    # The cases run at once: find the passing case's request by what it asked.
+    first = next(r for r in provider.requests if r.user.endswith("Answer: Paris"))
     assert first.system == "Answer PASS or FAIL, then give one sentence of reasons."
     assert first.user == "Question: What is the capital of France?\nAnswer: Paris"
     if vendor == "openai":
@@ -82,7 +83,11 @@ def test_usage_and_cost_are_attributed_per_case(provider, gateway, check):
     assert second["cost_usd"] == pytest.approx(0.012, abs=1e-12)
     assert 0 < first["model_ms"] < 1000
     assert gw.total()["cost_usd"] == pytest.approx(0.018, abs=1e-12)
-    assert provider.requests[0].user == '{"label": "billing"}'
+    assert sorted(r.user for r in provider.requests) == [
+        '{"label": "billing"}',
+        '{"label": "other"}',
+        '{"label": "other"}',
+    ]
     assert result.to_dict()["cases"][0]["usage"] == first
 
 
@@ -120,18 +125,20 @@ def test_the_budget_is_shared_by_the_cases_of_a_check(provider, gateway, check):
     # Each call claims its prompt's bound (60-62 tokens: "Say hi." and the output, plus
     # 48 for the markers) and at least one output token before it is made, and is then
     # charged the 12 + 7 tokens the fake reports: after four calls (76 tokens) the 54
-    # tokens left cannot hold the next call.
+    # tokens left cannot hold the next call. The cases run at once, so which case got
+    # which of the four calls varies; the budget is the check's, whatever the order.
     limits = Limits(max_calls=100, max_tokens=130, max_usd=10.0)
     result = check(metric, gateway("openai/test-gpt", limits), cases=list(DEFAULT_CASES))
 
-    feedback = [c.feedback for c in result.cases]
-    assert feedback == [
-        "3 calls",
-        "1 calls, then budget_exceeded: max_tokens=130, used 76",
-        "0 calls, then budget_exceeded: max_tokens=130, used 76",
-    ]
-    assert len(provider.requests) == 4
-    assert [c.usage and c.usage["model_calls"] for c in result.cases] == [3, 1, None]
+    made = [int(c.feedback.split()[0]) for c in result.cases]
+    # At most four fit; fewer when reservations of calls in flight at once met the limit.
+    assert 1 <= sum(made) <= 4 and len(provider.requests) == sum(made)
+    refused = [c.feedback for c in result.cases if "budget_exceeded" in c.feedback]
+    assert len(refused) >= 2, refused
+    for text in refused:
+        used = float(text.rsplit("used ", 1)[1])
+        assert "max_tokens=130" in text and used <= 130, text
+    assert [(c.usage or {}).get("model_calls", 0) for c in result.cases] == made
 
 
 def _openai_500():

@@ -1,0 +1,205 @@
+"""A warm sandbox: confined once, the runtime imported, then one fresh process per case.
+
+Started by contract.warm inside bubblewrap (or unconfined) with its control socket as
+argv[1]. It applies the confinement the job frame names before anything else, imports all
+a case needs, says "ready" and waits. No user code ever runs in this process: each case
+frame comes with the case's own socket and stdout/stderr pipes (SCM_RIGHTS), and the
+process forks a child for it, which starts from this same clean, warm state, waits for its
+job, speaks the case protocol (skynet_child.run_case) on its socket and ends with
+os._exit.
+
+Frames on the control socket:
+
+    parent -> sandbox  {"type": "warm", "limits"}              the first, once
+    sandbox -> parent  {"type": "ready", "layers"} | {"type": "fatal", "reason"}
+    parent -> sandbox  {"type": "case", "index"}  + 3 descriptors: fork a case process
+    parent -> sandbox  {"type": "kill", "index"}                a case past its time
+    sandbox -> parent  {"type": "exited", "index", "code" | "signal"}
+
+and on a case's own socket:
+
+    case -> parent     {"type": "ready", "layers"}              at once, after the fork
+    parent -> case     {"type": "case_job", "job", "cpu_seconds"}   when the check comes
+
+so the worker forks a check's case processes ahead of time, and a check's critical path
+holds no fork: its jobs go straight to processes that are already waiting.
+
+This process is not dumpable, so a case child, although it runs as the same user, can
+neither read nor write its memory (/proc/PID/mem). A case can at most kill it, which ends
+its own check. After the check the worker kills the whole sandbox; nothing of it is used
+again.
+"""
+
+from __future__ import annotations
+
+import array
+import ctypes
+import gc
+import os
+import resource
+import select
+import signal
+import socket
+import sys
+
+import skynet_child
+
+from skynet import _confine, wire
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
+_EXIT_INTERNAL = 70
+_FDS_PER_CASE = 3
+
+
+def _prctl(option: int, value: int) -> None:
+    ctypes.CDLL(None, use_errno=True).prctl(option, ctypes.c_ulong(value), 0, 0, 0)
+
+
+def _recv_frame(sock: socket.socket) -> tuple[dict | None, list[int]]:
+    """One frame and the descriptors that came with its first byte."""
+    fds = array.array("i")
+    header, ancillary, _flags, _addr = sock.recvmsg(
+        4, socket.CMSG_SPACE(_FDS_PER_CASE * fds.itemsize)
+    )
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
+    if not header:
+        return None, list(fds)
+    while len(header) < 4:
+        more = sock.recv(4 - len(header))
+        if not more:
+            raise wire.ProtocolError("truncated_frame")
+        header += more
+    size = int.from_bytes(header, "big")
+    if size > wire.MAX_JOB_FRAME:
+        raise wire.ProtocolError("frame_too_large")
+    body = bytearray()
+    while len(body) < size:
+        chunk = sock.recv(min(size - len(body), 1 << 20))
+        if not chunk:
+            raise wire.ProtocolError("truncated_frame")
+        body += chunk
+    return wire.decode_body(bytes(body)), list(fds)
+
+
+def _case_child(
+    control: socket.socket, frame: dict, fds: list[int], layers: list[str], wake: tuple
+) -> None:
+    """In the forked process: become the case, then end."""
+    code = 0
+    try:
+        case_fd, out_fd, err_fd = fds
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        # Its own /proc/self is readable again; the sandbox process stays out of reach.
+        _prctl(_PR_SET_DUMPABLE, 1)
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for fd in wake:
+            os.close(fd)
+        control.close()
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        os.close(out_fd)
+        os.close(err_fd)
+        # argv[1] names the case's own socket, as it names the control socket here.
+        sys.argv[1:] = [str(case_fd)]
+        sock = socket.socket(fileno=case_fd)
+        wire.send(sock, {"type": "ready", "layers": layers})
+        # Forked ahead of the check, the process waits here for its case: the job
+        # arrives on its own socket, straight from the worker.
+        job = wire.recv(sock, limit=wire.MAX_JOB_FRAME)
+        if job is None or job.get("type") != "case_job":
+            os._exit(0)
+        seconds = int(job.get("cpu_seconds") or 0)
+        if seconds > 0:
+            _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+            limit = seconds if hard == resource.RLIM_INFINITY else min(seconds, hard)
+            resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
+        skynet_child.run_case(sock, job["job"])
+    except BaseException:  # noqa: B036 - our own failure: tell the parent, never pass silently
+        code = _EXIT_INTERNAL
+        try:
+            wire.send(socket.socket(fileno=fds[0]), {"type": "fatal", "reason": "internal"})
+        except BaseException:  # noqa: B036
+            pass
+    os._exit(code)
+
+
+def serve(control: socket.socket, layers: list[str]) -> None:
+    children: dict[int, int] = {}  # pid -> case index
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    while True:
+        readable, _, _ = select.select([control, wake_read], [], [])
+        if wake_read in readable:
+            os.read(wake_read, 512)
+        while children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            index = children.pop(pid, None)
+            if index is None:
+                continue
+            report = {"type": "exited", "index": index, "code": None, "signal": None}
+            if os.WIFSIGNALED(status):
+                report["signal"] = os.WTERMSIG(status)
+            else:
+                report["code"] = os.waitstatus_to_exitcode(status)
+            wire.send(control, report)
+        if control not in readable:
+            continue
+        frame, fds = _recv_frame(control)
+        if frame is None:
+            return  # the worker is done with this sandbox
+        if frame["type"] == "case" and len(fds) == _FDS_PER_CASE:
+            pid = os.fork()
+            if pid == 0:
+                _case_child(control, frame, fds, layers, (wake_read, wake_write))
+            children[pid] = frame["index"]
+        elif frame["type"] == "kill":
+            for pid, index in list(children.items()):
+                if index == frame.get("index"):
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+        for fd in fds:
+            os.close(fd)
+
+
+def main(argv: list[str]) -> None:
+    control = socket.socket(fileno=int(argv[1]))
+    try:
+        job = wire.recv(control, limit=wire.MAX_JOB_FRAME)
+        if job is None or job.get("type") != "warm":
+            raise wire.ProtocolError("bad_job")
+        try:
+            layers = [str(layer) for layer in _confine.apply(job.get("limits") or {})]
+        except BaseException:  # noqa: B036 - never run user code unconfined
+            wire.send(control, {"type": "fatal", "reason": "confine_failed"})
+            os._exit(_EXIT_INTERNAL)
+        # Case children run as the same user: without this they could open our memory.
+        _prctl(_PR_SET_DUMPABLE, 0)
+        # Nothing allocated so far is garbage: keep the collector off these pages, so each
+        # forked case does not copy them when it first runs.
+        gc.freeze()
+        wire.send(control, {"type": "ready", "layers": layers})
+        serve(control, layers)
+    except BaseException:  # noqa: B036
+        try:
+            wire.send(control, {"type": "fatal", "reason": "internal"})
+        except BaseException:  # noqa: B036
+            pass
+        os._exit(_EXIT_INTERNAL)
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
