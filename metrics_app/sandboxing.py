@@ -8,11 +8,17 @@ import logging
 from django.conf import settings
 
 from contract import sandbox
+from contract.runner import OnDemand, SandboxSource
+from contract.warm import WarmPool
 
 logger = logging.getLogger(__name__)
 
 _slot: int | None = None
 _self_test: dict | None = None
+_pool: WarmPool | None = None
+# Warm sandboxes kept ready per worker process: a check takes one, an artifact check two,
+# and one is left for the next check while the pool refills.
+POOL_SIZE = 3
 
 
 def base_config() -> sandbox.SandboxConfig:
@@ -39,6 +45,27 @@ def config() -> sandbox.SandboxConfig:
     changes = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
     changes.pop("uid"), changes.pop("uid_exclusive")
     return sandbox.SandboxConfig.for_slot(_slot, **changes)
+
+
+def start_pool() -> None:
+    """Keep warm sandboxes ready in this (worker pool) process, started in the background."""
+    global _pool
+    if _pool is None:
+        _pool = WarmPool(config, POOL_SIZE)
+    _pool.fill()
+
+
+def stop_pool() -> None:
+    global _pool
+    if _pool is not None:
+        _pool.close()
+        _pool = None
+
+
+def sandboxes() -> SandboxSource:
+    """Where this process's checks get their sandboxes: the warm pool of a worker, or one
+    started on demand (a command, a test)."""
+    return _pool if _pool is not None else OnDemand(config())
 
 
 def set_slot(slot: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import socket
 import threading
+import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -13,11 +14,14 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from metrics_app import model_choices, sandboxing
+from metrics_app import model_choices, notify, sandboxing
 from metrics_app.models import Check, FeedbackReview, Metric, MetricVersion
 from metrics_app.starters import STARTERS
 
 logger = logging.getLogger(__name__)
+
+# How often a running check's partial result is written (the final one always is).
+PROGRESS_EVERY_S = 0.25
 
 
 class CheckRefused(Exception):
@@ -184,11 +188,19 @@ def check_execute(check_id: int) -> None:
         return
     check = Check.objects.get(pk=check_id)
     cases = [case_from_dict(item) for item in check.cases] if check.cases else None
+    last_write = [time.monotonic()]
 
     def save_progress(partial) -> None:
+        # A quick check is written once, when final; a slow one shows its stages and
+        # cases as they come, a few times a second at most.
+        now = time.monotonic()
+        if now - last_write[0] < PROGRESS_EVERY_S:
+            return
+        last_write[0] = now
         Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
             result=partial.to_dict(), heartbeat_at=timezone.now()
         )
+        notify.check_changed(check_id)
 
     gateway, llm_for_case = _model_gateway(check)
     task_gateway, task_llm_for_case = _task_gateway(check)
@@ -201,6 +213,7 @@ def check_execute(check_id: int) -> None:
             timeout_s=check.timeout_s,
             on_progress=save_progress,
             sandbox_config=sandboxing.config(),
+            sandboxes=sandboxing.sandboxes(),
             llm_for_case=llm_for_case,
             artifact=_artifact(check),
             task_llm_for_case=task_llm_for_case,
@@ -213,18 +226,21 @@ def check_execute(check_id: int) -> None:
         )
         logger.exception("check %s stopped: %s", check_id, failure)
         check_finish_failed(check_id, failure)
+        notify.check_changed(check_id)
         raise
     finally:
         heartbeat.stop()
         for used in (gateway, task_gateway):
             if used is not None:
                 used.close()
+    now = timezone.now()
     Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
         status=Check.Status.PASSED if result.passed else Check.Status.FAILED,
         result=result.to_dict(),
-        finished_at=timezone.now(),
-        heartbeat_at=timezone.now(),
+        finished_at=now,
+        heartbeat_at=now,
     )
+    notify.check_changed(check_id)
 
 
 def _gateway_or_refusal(make):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from celery.signals import worker_init, worker_process_init, worker_ready
+from celery.signals import worker_init, worker_process_init, worker_process_shutdown, worker_ready
 from celery.worker.control import inspect_command
 from django.conf import settings
 from django.db import connection
@@ -30,6 +30,13 @@ def _prepare_pool_process(**kwargs) -> None:
 
     index = getattr(current_process(), "index", None)
     sandboxing.set_slot(index if isinstance(index, int) else 0)
+    # Sandboxes warm and waiting before the first check arrives.
+    sandboxing.start_pool()
+
+
+@worker_process_shutdown.connect
+def _stop_pool(**kwargs) -> None:
+    sandboxing.stop_pool()
 
 
 @inspect_command()
