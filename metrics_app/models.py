@@ -108,12 +108,30 @@ class Check(models.Model):
         return self.status in self.FINAL
 
     @property
+    def live_token(self) -> str:
+        """Changes whenever the row does in a way the panel shows: its status, or a write
+        of its partial result (which moves the heartbeat)."""
+        beat = int(self.heartbeat_at.timestamp() * 1000) if self.heartbeat_at else 0
+        return f"{self.status}.{beat}"
+
+    @property
+    def waits_for_news(self) -> bool:
+        """Whether the live panel asks the server to answer when the row changes (a young
+        check, as after a click on Run), rather than asking again on a timer."""
+        age = (timezone.now() - self.created_at).total_seconds() if self.created_at else 0
+        return not self.is_final and age < LONG_POLL_FOR_S
+
+    @property
     def poll_delay_ms(self) -> int:
         """How long the live panel waits before asking again: every second while a
         check is young, backing off to every 5 s for one that waits or runs long, so
         a busy queue is not also a flood of polls."""
         age = (timezone.now() - self.created_at).total_seconds() if self.created_at else 0
         return int(min(5.0, 1.0 + max(0.0, age - 10.0) / 10.0) * 1000)
+
+
+# A check younger than this is followed by requests the server holds until it changes.
+LONG_POLL_FOR_S = 120
 
 
 class FeedbackReview(models.Model):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
+from metrics_app import notify
 from metrics_app.models import Check, FeedbackReview, Metric, MetricVersion
 
 
@@ -51,3 +54,18 @@ def latest_reviews(check: Check) -> dict[int, FeedbackReview]:
     for review in check.reviews.order_by("created_at"):
         latest[review.case_index] = review
     return latest
+
+
+def wait_for_change(check: Check, since: str, seconds: float) -> Check:
+    """The check as soon as it differs from what the page showed (`since`, its
+    live_token then) or is final, or as it is after `seconds`. The worker announces each
+    write (metrics_app.notify), so the answer leaves the moment the row changes."""
+    deadline = time.monotonic() + seconds
+    with notify.Waiter(check.pk) as waiter:
+        while True:
+            # Subscribed before this read: a change right after it is not missed.
+            check.refresh_from_db()
+            left = deadline - time.monotonic()
+            if check.is_final or check.live_token != since or left <= 0:
+                return check
+            waiter.wait(left)

@@ -155,6 +155,11 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(f"{reverse('metric_detail', args=[metric.pk])}?check={check.pk}#check")
 
 
+# How long a live panel's request may wait for its check to change before it is answered
+# anyway (and asks again).
+LONG_POLL_S = 20.0
+
+
 @login_required
 @require_GET
 def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -164,6 +169,9 @@ def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
     # leave it "running" forever.
     if check.status == check.Status.RUNNING and services.checks_reap_stale(pk=check.pk):
         check.refresh_from_db()
+    since = request.GET.get("since")
+    if request.htmx and since is not None and check.waits_for_news:
+        check = selectors.wait_for_change(check, since, LONG_POLL_S)
     metric = check.metric_version.metric if check.metric_version else None
     context = {
         "check": check,

@@ -1,0 +1,105 @@
+"""The live check panel hears of a change at once: its request waits on the server until
+the worker announces a write of the check's row, and falls back to reading the row when
+Redis cannot be reached."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from django.db import connection
+
+from metrics_app import notify, services, views
+from metrics_app.models import Check
+from tests.conftest import wait_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+QUICK = "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'Correct label.'}\n"
+
+
+def _later(seconds: float, action) -> threading.Thread:
+    def run() -> None:
+        time.sleep(seconds)
+        try:
+            action()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_the_panel_is_answered_the_moment_the_worker_finishes(
+    owner_client, owner, celery_worker_process
+):
+    check = services.check_create(owner=owner, source=QUICK, timeout_s=20)
+    url = f"/en/checks/{check.pk}/?partial=panel&since={check.live_token}"
+    response = owner_client.get(url, **HTMX)
+    assert response.status_code == 286, response.content.decode()[:500]
+    assert "Contract check passed" in response.content.decode()
+    assert Check.objects.get(pk=check.pk).status == Check.Status.PASSED
+
+
+def test_a_change_announced_by_the_worker_wakes_the_waiting_request(
+    owner_client, owner, monkeypatch, broker
+):
+    monkeypatch.setattr(views, "LONG_POLL_S", 30.0)
+    check = Check.objects.create(owner=owner, source=QUICK)
+
+    def finish() -> None:
+        Check.objects.filter(pk=check.pk).update(status=Check.Status.PASSED, result={})
+        notify.check_changed(check.pk)
+
+    thread = _later(0.3, finish)
+    started = time.monotonic()
+    response = owner_client.get(f"/en/checks/{check.pk}/?partial=panel&since=queued.0", **HTMX)
+    waited = time.monotonic() - started
+    thread.join()
+    assert response.status_code == 286
+    assert waited < 25, "the request waited for its time limit, not for the announcement"
+
+
+def test_an_unchanged_check_is_answered_when_the_wait_is_over(owner_client, owner, monkeypatch):
+    monkeypatch.setattr(views, "LONG_POLL_S", 0.2)
+    check = Check.objects.create(owner=owner, source=QUICK)
+    response = owner_client.get(f"/en/checks/{check.pk}/?partial=panel&since=queued.0", **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 200
+    # The same panel, which asks again with the same token.
+    assert "since=queued.0" in body and "Contract check queued" in body
+
+
+def test_without_redis_the_wait_reads_the_row_instead(owner_client, owner, monkeypatch):
+    monkeypatch.setattr(views, "LONG_POLL_S", 30.0)
+
+    def unreachable():
+        raise OSError("no Redis here")
+
+    monkeypatch.setattr(notify, "_redis", unreachable)
+    check = Check.objects.create(owner=owner, source=QUICK)
+    thread = _later(
+        0.3,
+        lambda: Check.objects.filter(pk=check.pk).update(status=Check.Status.FAILED, result={}),
+    )
+    response = owner_client.get(f"/en/checks/{check.pk}/?partial=panel&since=queued.0", **HTMX)
+    thread.join()
+    assert response.status_code == 286
+
+
+def test_another_users_check_is_not_waited_on(client, outsider, owner):
+    check = Check.objects.create(owner=owner, source=QUICK)
+    client.force_login(outsider)
+    response = client.get(f"/en/checks/{check.pk}/?partial=panel&since=queued.0", **HTMX)
+    assert response.status_code == 404
+
+
+def test_a_check_that_waited_long_falls_back_to_a_timer(owner_client, owner):
+    check = Check.objects.create(owner=owner, source=QUICK)
+    Check.objects.filter(pk=check.pk).update(created_at=check.created_at.replace(year=2020))
+    body = owner_client.get(f"/en/checks/{check.pk}/?partial=panel", **HTMX).content.decode()
+    assert "since=" not in body and 'hx-trigger="load delay:5000ms"' in body
+    wait_for(lambda: True)
