@@ -190,6 +190,16 @@ class Stack:
                     "skynet_web.wsgi",
                     "--workers",
                     str(self.gunicorn_workers),
+                    # Threads, as in the README's recipe: a live panel's request waits on
+                    # the server for its check, and must not hold a whole worker.
+                    "--worker-class",
+                    "gthread",
+                    "--threads",
+                    "8",
+                    # Longer than a client idles between two requests, so a kept-alive
+                    # connection is never closed under a request being sent on it.
+                    "--keep-alive",
+                    "30",
                     "--bind",
                     f"127.0.0.1:{self.port}",
                     # Not the shared default (~/.gunicorn/gunicorn.ctl) another site may use.
@@ -439,6 +449,100 @@ def measure_pages(owner, metric, requests: int) -> dict:
     return out
 
 
+def measure_calls_in_one_sandbox(cases: int) -> dict:
+    """Many cases of the trivial metric through one warm sandbox: calls per second, and
+    the floor's per-call cost (one bare interpreter scoring `cases` times)."""
+    from contract.cases import Case
+    from contract.engine import run_check
+    from contract.runner import OnDemand
+    from contract.warm import WarmSandbox
+    from metrics_app import sandboxing
+
+    config = sandboxing.base_config()
+    many = [Case({"question": "q"}, "billing", {"label": "billing"})] * cases
+
+    class One(OnDemand):
+        """A sandbox started before the clock starts, as a worker's pool has it."""
+
+        def __init__(self) -> None:
+            super().__init__(config)
+            self.ready = WarmSandbox.start(config)
+
+        def take(self) -> WarmSandbox:
+            return self.ready
+
+    source = One()
+    started = time.perf_counter()
+    result = run_check(TRIVIAL_METRIC, many, timeout_s=20, sandboxes=source)
+    elapsed = time.perf_counter() - started
+    valid = sum(case.status == "valid" for case in result.cases)
+    return {"cases": cases, "valid": valid, "elapsed_s": elapsed, "per_s": cases / elapsed}
+
+
+def idle_sandbox_memory() -> dict:
+    """What one ready, idle warm sandbox holds in memory."""
+    from contract.warm import WarmSandbox
+    from metrics_app import sandboxing
+
+    warm = WarmSandbox.start(sandboxing.base_config())
+    try:
+        time.sleep(0.5)
+        return memory_of([warm.proc.pid])
+    finally:
+        warm.close()
+
+
+def floor_per_call(python: str, folder: str, calls: int) -> float:
+    """Seconds per score() call in one bare interpreter: (N calls - 0 calls) / N."""
+
+    def run(count: int) -> float:
+        code = (
+            f"import sys\nsys.path.insert(0, {folder!r})\nfrom metric import score\n"
+            f"for _ in range({count}):\n"
+            "    score({'question': 'q'}, 'billing', {'label': 'billing'})\n"
+        )
+        times = []
+        for _ in range(5):
+            started = time.perf_counter()
+            subprocess.run([python, "-E", "-s", "-B", "-c", code], check=True)
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
+
+    return max(0.0, run(calls) - run(0)) / calls
+
+
+def memory_of(pids: list[int]) -> dict:
+    """Resident and proportional (shared pages split) memory of processes and all their
+    descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    seen, stack = set(), list(pids)
+    while stack:
+        pid = stack.pop()
+        if pid not in seen:
+            seen.add(pid)
+            stack += children.get(pid, [])
+    rss = pss = 0
+    for pid in seen:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as fh:
+                for line in fh:
+                    if line.startswith("Rss:"):
+                        rss += int(line.split()[1]) * 1024
+                    elif line.startswith("Pss:"):
+                        pss += int(line.split()[1]) * 1024
+        except OSError:
+            continue
+    return {"processes": len(seen), "rss": rss, "pss": pss}
+
+
 def bundle_size() -> dict:
     data = EDITOR_BUNDLE.read_bytes()
     return {"raw": len(data), "gzip": len(gzip.compress(data, compresslevel=9, mtime=0))}
@@ -456,6 +560,9 @@ NUMBERS = {
     "check_over_floor_p50": ("x", "lower"),
     "floor_3_processes_p50_ms": ("ms", "lower"),
     "throughput_checks_per_s": ("1/s", "higher"),
+    "calls_in_one_sandbox_per_s": ("1/s", "higher"),
+    "idle_sandbox_pss_mib": ("MiB", "lower"),
+    "worker_with_pool_pss_mib": ("MiB", "lower"),
     "editor_page_p50_ms": ("ms", "lower"),
     "docs_page_p50_ms": ("ms", "lower"),
     "editor_over_docs_p50": ("x", "lower"),
@@ -493,6 +600,7 @@ def main() -> int:
     parser.add_argument("--checks", type=int, default=30, help="checks for latency (one at a time)")
     parser.add_argument("--burst", type=int, default=60, help="checks enqueued at once")
     parser.add_argument("--requests", type=int, default=50, help="requests per page timed")
+    parser.add_argument("--calls", type=int, default=200, help="cases through one sandbox")
     parser.add_argument("--save-baseline", action="store_true", help=f"write {BASELINE}")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (db, logs)")
     args = parser.parse_args()
@@ -526,10 +634,21 @@ def main() -> int:
         warm = [check_create(owner=owner, source=TRIVIAL_METRIC, timeout_s=20).pk for _ in range(4)]
         wait_final(warm, timeout_s=60, interval_s=0.02)
         floor_once(python, floor_dir)
+        time.sleep(3)  # the workers' pools refill after the warm-up, in the background
 
+        # Pages first: after a burst the pools refill in the background for a while.
+        pages = measure_pages(owner, metric, args.requests)
         latency = measure_latency(owner, args.checks, python, floor_dir)
         burst = measure_throughput(owner, args.burst)
-        pages = measure_pages(owner, metric, args.requests)
+        time.sleep(2)  # let the pools refill before they are weighed
+        workers = {
+            name: memory_of([process.pid])
+            for name, process in stack.processes
+            if name.startswith("worker")
+        }
+        calls = measure_calls_in_one_sandbox(args.calls)
+        per_call_floor = floor_per_call(python, floor_dir, 1000)
+        idle = idle_sandbox_memory()
         bundle = bundle_size()
     finally:
         stack.stop()
@@ -548,6 +667,9 @@ def main() -> int:
         "check_over_floor_p50": check_p50 / floor_p50,
         "floor_3_processes_p50_ms": percentile(latency["floor3"], 50) * ms,
         "throughput_checks_per_s": burst["per_s"],
+        "calls_in_one_sandbox_per_s": calls["per_s"],
+        "idle_sandbox_pss_mib": idle["pss"] / (1 << 20),
+        "worker_with_pool_pss_mib": statistics.mean(w["pss"] for w in workers.values()) / (1 << 20),
         "editor_page_p50_ms": statistics.median(pages["editor"]["times"]) * ms,
         "docs_page_p50_ms": statistics.median(pages["docs"]["times"]) * ms,
         "editor_over_docs_p50": statistics.median(pages["editor"]["times"])
@@ -582,6 +704,25 @@ def main() -> int:
         f"  {burst['elapsed_s'] / args.burst * ms:.0f} ms of wall time per check, "
         f"vs {check_p50:.0f} ms latency one at a time"
     )
+    print()
+    print(f"Metric calls through one warm sandbox: {calls['cases']} cases of the trivial metric")
+    print(
+        f"  {calls['per_s']:.0f} calls/s ({calls['elapsed_s'] / calls['cases'] * ms:.2f} ms a "
+        f"call, a fresh process each), {calls['valid']} valid; the floor scores one in "
+        f"{per_call_floor * 1e6:.1f} us, in one bare interpreter"
+    )
+    print()
+    print("Memory (RSS counts shared pages in every process; PSS splits them)")
+    print(
+        f"  an idle warm sandbox: {idle['processes']} processes (bwrap, its init, the warm "
+        f"interpreter, 3 case processes forked ahead), RSS {idle['rss'] / (1 << 20):.1f} MiB, "
+        f"PSS {idle['pss'] / (1 << 20):.1f} MiB"
+    )
+    for name, used in sorted(workers.items()):
+        print(
+            f"  {name} with its pool: {used['processes']} processes, RSS "
+            f"{used['rss'] / (1 << 20):.1f} MiB, PSS {used['pss'] / (1 << 20):.1f} MiB"
+        )
     print()
     print(f"Server time, in-process test Client (DEBUG=0), {args.requests} requests each")
     for label in ("editor", "docs"):

@@ -4,12 +4,13 @@
     .venv/bin/python scripts/load_test.py --users 10 --seconds 20
 
 It starts its own private stack (see scripts/bench_checks.py): an embedded Redis, a fresh
-SQLite database, two Celery worker processes and gunicorn with 4 workers on 127.0.0.1, and
-stops all of it at the end, also on Ctrl+C. Only 127.0.0.1 is ever requested.
+SQLite database, two Celery worker processes and gunicorn (4 workers of 8 threads) on
+127.0.0.1, and stops all of it at the end, also on Ctrl+C. Only 127.0.0.1 is ever requested.
 
 Each user (its own httpx client and cookies) logs in through the form, then loops until the
-time is up: GET the playground, save an edit (htmx), run the check (htmx), and poll the
-check panel every second as the page does, until it answers 286 (final). Users start spread
+time is up: GET the playground, save an edit (htmx), run the check (htmx), and follow the
+check panel as the page does (a request the server holds until the check changes, or a
+poll every --poll seconds for an old check), until it answers 286 (final). Users start spread
 over --ramp seconds and think --think seconds (+-50 %) between actions. A check in flight
 when the time is up is still polled to its end (at most --drain seconds more).
 
@@ -38,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_checks import Stack, percentile, sigterm_as_interrupt
 
 PASSWORD = "load-test-password-1"
-PANEL = re.compile(r'hx-get="(/en/checks/(\d+)/\?partial=panel)"')
+PANEL = re.compile(r'hx-get="(/en/checks/(\d+)/\?partial=panel[^"]*)"\s+hx-trigger="([^"]*)"')
 MAX_ITERATIONS = 10_000  # per user; the clock ends the loop long before
 HX = {"HX-Request": "true"}
 
@@ -168,19 +169,21 @@ class User:
         if not found:
             self.stats.error("run: no polling URL in the panel", response.text)
             return
-        url, check_id = found.group(1).replace("&amp;", "&"), int(found.group(2))
+        check_id = int(found.group(2))
         self.stats.checks_started.append(check_id)
-        max_polls = int((drain_deadline - time.monotonic()) / self.args.poll) + 2
-        for _ in range(max(max_polls, 1)):
-            await asyncio.sleep(self.args.poll)
+        # As the page does: a panel with trigger "load" asks at once and the server answers
+        # when the check changes; one with "load delay:..." asks again on a timer.
+        while found is not None and time.monotonic() < drain_deadline:
+            url, trigger = found.group(1).replace("&amp;", "&"), found.group(3)
+            if trigger != "load":
+                await asyncio.sleep(self.args.poll)
             response = await self.request(client, "poll", "GET", url, (200, 286), headers=HX)
             if response is not None and response.status_code == 286:
                 elapsed = time.monotonic() - started
                 self.stats.times["check"].append(elapsed)
                 self.stats.samples["check"].append((started, elapsed))
                 return
-            if time.monotonic() >= drain_deadline:
-                break
+            found = PANEL.search(response.text) if response is not None else None
         self.stats.checks_unfinished_by_user.append(check_id)
 
 
