@@ -132,7 +132,7 @@ def _fill_output(row: CaseResult, outcome: ChildOutcome) -> None:
 def _fill_case(row: CaseResult, outcome: ChildOutcome) -> bool:
     """Fill a case row from its child; returns whether the score was a bool."""
     _fill_output(row, outcome)
-    row.parent_duration_ms = outcome.parent_duration_ms
+    row.parent_duration_ms = outcome.duration_ms
     run = outcome.run
     if run is not None:
         row.run = run

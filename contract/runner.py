@@ -25,6 +25,7 @@ from contract.caseloop import CaseLoop, Channel
 from contract.cases import Case
 from contract.metering import measured, usage_delta, usage_now
 from contract.protocol import (
+    MetricOutcome,
     MetricSession,
     ModelHandler,
     ProgramSession,
@@ -81,26 +82,17 @@ class OnDemand:
 
 
 @dataclass
-class ChildOutcome:
-    """What one case's processes did. `phase` is where its metric process was when it
-    ended: "load" until the "loaded" frame arrived, "call" after it, "run" when the case
-    ended in the artifact's run and no metric process started.
+class ChildOutcome(MetricOutcome):
+    """What one case's processes did: its metric process's outcome (contract.protocol;
+    `phase` is "run" when the case ended in the artifact's run and no metric process
+    started), what they printed, and with an artifact the run's report ({status,
+    duration_ms, usage, output_repr, problem, params, exception, traceback}), the worker's
+    measurements of it (`observation`) and what the metric's handler used."""
 
-    With an artifact, `run` is the run's report ({status, duration_ms, usage,
-    output_repr, problem, params, exception, traceback}), `observation` the worker's
-    measurements of it and `metric_usage` what the metric's handler used."""
-
-    layers: list[str] = field(default_factory=list)
-    loaded: dict | None = None
-    result: dict | None = None
-    failure: str | None = None  # None, "timeout" or "crashed"
-    failure_params: dict = field(default_factory=dict)
-    phase: str = "load"
     stdout: str = ""
     stderr: str = ""
     stdout_truncated: int = 0
     stderr_truncated: int = 0
-    parent_duration_ms: float | None = None
     observation: dict = field(default_factory=dict)
     run: dict | None = None
     metric_usage: dict | None = None
@@ -128,7 +120,7 @@ def _metric_outcome(channel: Channel, warm: WarmSandbox, observation: dict) -> C
         failure=got.failure,
         failure_params=got.failure_params,
         phase=got.phase,
-        parent_duration_ms=got.duration_ms,
+        duration_ms=got.duration_ms,
         observation=observation,
     )
     _output(outcome, channel)
