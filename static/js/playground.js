@@ -23,7 +23,9 @@
 
     // Ctrl/Cmd+S and Ctrl/Cmd+Enter also work outside the editor (in the cases panel).
     document.addEventListener("keydown", function (event) {
-      if (!(event.ctrlKey || event.metaKey)) return;
+      // Inside the editor its own keymap has handled the key (and said so): a second
+      // click here would save twice, or start a second check.
+      if (event.defaultPrevented || !(event.ctrlKey || event.metaKey)) return;
       if (event.key === "s" || event.key === "S") { event.preventDefault(); click("save"); }
       else if (event.key === "Enter") { event.preventDefault(); click("run"); }
     });

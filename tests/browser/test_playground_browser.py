@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from metrics_app import services
+from metrics_app.models import Check
 from tests.browser.conftest import log_in
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
@@ -69,6 +70,8 @@ def test_write_check_fix_and_pass(
     assert "Expected 'bug', got 'other'." in page.inner_text("table.cases")
     screenshot(page, "playground-en-passed")
     assert metric.versions.count() == 3
+    # One key press, one check (the editor and the page both listen for the shortcut).
+    assert Check.objects.filter(metric_version=metric.latest_version).count() == 1
 
 
 def test_a_traceback_line_jumps_into_the_editor(
