@@ -34,8 +34,10 @@ TEMPLATE = "Answer in {style}: {question} {{no field here}}"
 
 
 def test_prompt_artifact_is_filled_answered_by_the_task_model_and_scored(provider, gateway):
+    # The two cases run at once: each reply is kept for its own question.
     provider.queue(
-        Reply(body=openai_reply("Paris", 1000, 250)), Reply(body=openai_reply("Lyon", 1000, 250))
+        Reply(body=openai_reply("Paris", 1000, 250), when="France"),
+        Reply(body=openai_reply("Lyon", 1000, 250), when="Spain"),
     )
     task = gateway("openai/test-gpt")
     result = run_check(
@@ -53,7 +55,7 @@ def test_prompt_artifact_is_filled_answered_by_the_task_model_and_scored(provide
         "Expected Madrid, got Lyon.",
     )
     assert [r.path for r in provider.requests] == [OPENAI_PATH, OPENAI_PATH]
-    sent = provider.requests[0].body["messages"]
+    (sent,) = [r.body["messages"] for r in provider.requests if "France" in r.user]
     assert sent == [
         {
             "role": "user",

@@ -6,11 +6,13 @@ Routes: POST /v1/chat/completions (OpenAI: base URL <url>/v1) and POST /v1/messa
 Bearer, or x-api-key plus anthropic-version) and answers 401 with the provider's error
 body when it is wrong; Anthropic also needs max_tokens. Every request is recorded, with
 the output cap it carried (`Request.output_cap`). Replies come from `script` (one Reply
-per request, in order) and, when that is empty, from the judge: "PASS ..." when the user
-message contains "Answer: Paris", else "FAIL ...". The judge's usage never reports more
-output tokens than the cap, as a real provider's; with `worst_case` set it reports the
-most a provider could: output tokens equal to the cap, and input tokens equal to the
-client's bound (Request.most_input_tokens).
+per request, in order; a Reply with `when` set is kept for the first request whose user
+message contains that text, so cases that run at once each get their own) and, when that
+is empty, from the judge: "PASS ..." when the user message contains "Answer: Paris",
+else "FAIL ...". The judge's usage never reports more output tokens than the cap, as a
+real provider's; with `worst_case` set it reports the most a provider could: output
+tokens equal to the cap, and input tokens equal to the client's bound
+(Request.most_input_tokens).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class Reply:
     body: object = None  # dict/list -> JSON; bytes as they are; None -> the judge's answer
     headers: dict = field(default_factory=dict)
     delay_s: float = 0.0
+    when: str | None = None  # only for a request whose user message contains this
     # For a None body: the usage the judge's answer reports (output at most the cap).
     input_tokens: int = 12
     output_tokens: int = 7
@@ -160,7 +163,7 @@ class FakeProvider:
         request = Request(path, headers, body, time.monotonic())
         with self._lock:
             self.requests.append(request)
-            scripted = self.script.popleft() if self.script else None
+            scripted = self._take(request)
         anthropic = path == ANTHROPIC_PATH
         key_error = self._key_error(anthropic, headers)
         if key_error is not None:
@@ -176,6 +179,14 @@ class FakeProvider:
             body_out = make(text, used_in, used_out, body.get("model", ""))
         raw = body_out if isinstance(body_out, bytes) else json.dumps(body_out).encode()
         return reply.status, raw, reply.headers, reply.delay_s
+
+    def _take(self, request: Request) -> Reply | None:
+        """The first scripted reply meant for this request, taken off the script."""
+        for reply in self.script:
+            if reply.when is None or reply.when in request.user:
+                self.script.remove(reply)
+                return reply
+        return None
 
     def _usage(self, request: Request, reply: Reply) -> tuple[int, int]:
         """(input, output) tokens the judge's answer reports."""
