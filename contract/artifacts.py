@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from contract.source import check_source
 from skynet import template
 from skynet._artifact import KINDS, RUN_PROBLEMS
-from skynet.wire import ProtocolError
 
 MAX_CONTENT_BYTES = 256 * 1024
 OUTPUT_REPR_LIMIT = 2048
@@ -98,35 +97,3 @@ class Artifact:
             )
             raise ArtifactError(code, checked.params)
         return {"kind": "python", "content": self.content, "source": checked.text}
-
-
-# -- the run child's frames, checked before the runner trusts them ------------
-
-
-def _require(condition: bool) -> None:
-    if not condition:
-        raise ProtocolError("bad_frame_shape")
-
-
-def check_run_finished(frame: dict) -> dict:
-    """The "run_finished" frame with its texts capped; ProtocolError when malformed."""
-    from contract.frames import _clean, clean_exception, clean_traceback
-
-    outcome = frame.get("outcome")
-    if outcome == "returned":
-        _require(isinstance(frame.get("output"), dict))
-        _require(isinstance(frame.get("output_repr"), str))
-        return {
-            "outcome": "returned",
-            "output": frame["output"],
-            "output_repr": frame["output_repr"][:OUTPUT_REPR_LIMIT],
-        }
-    _require(outcome == "raised" and frame.get("problem") in RUN_PROBLEMS)
-    _require(isinstance(frame.get("params"), dict))
-    return {
-        "outcome": "raised",
-        "problem": frame["problem"],
-        "params": _clean(frame["params"]),
-        "exception": clean_exception(frame.get("exception")),
-        "traceback": clean_traceback(frame.get("traceback", [])),
-    }

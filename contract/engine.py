@@ -29,6 +29,7 @@ from contract import sandbox
 from contract.artifacts import RUN_PROBLEMS, Artifact
 from contract.cases import DEFAULT_CASES, Case
 from contract.hints import ScoredCase, compute_hints
+from contract.metering import unmeasured
 from contract.results import CaseResult, CheckResult, StageResult
 from contract.runner import (
     ChildOutcome,
@@ -41,7 +42,6 @@ from contract.runner import (
 )
 from contract.source import check_source
 from contract.static import static_check
-from skynet import OBSERVATION_KEYS
 
 MIN_TIMEOUT_S = 1
 MAX_TIMEOUT_S = 600
@@ -307,11 +307,10 @@ def run_check(
     if not case_list:
         raise ValueError("no_cases")
     artifact_job = artifact.to_job() if artifact is not None else None
-    unmeasured = dict.fromkeys(OBSERVATION_KEYS)
     result = CheckResult(
         timeout_s=timeout,
         cases=[
-            CaseResult(index=i, observation=c.measured() if artifact is None else dict(unmeasured))
+            CaseResult(index=i, observation=c.measured() if artifact is None else unmeasured())
             for i, c in enumerate(case_list)
         ],
     )

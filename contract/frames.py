@@ -12,6 +12,7 @@ capped before it is stored.
 from __future__ import annotations
 
 from contract import values
+from contract.artifacts import OUTPUT_REPR_LIMIT, RUN_PROBLEMS
 from skynet import rewardspec, signature
 from skynet.safe import MESSAGE_LIMIT, NAME_LIMIT, clip
 from skynet.wire import ProtocolError
@@ -163,6 +164,29 @@ def judge_result(frame: dict, duration_ms: float) -> dict:
         "duration_ms": duration_ms,
         "problem": frame["problem"],
         "params": _clean(params),
+        "exception": clean_exception(frame.get("exception")),
+        "traceback": clean_traceback(frame.get("traceback", [])),
+    }
+
+
+def check_run_finished(frame: dict) -> dict:
+    """A run child's "run_finished" frame with its texts capped; ProtocolError when
+    malformed."""
+    outcome = frame.get("outcome")
+    if outcome == "returned":
+        _require(isinstance(frame.get("output"), dict))
+        _require(isinstance(frame.get("output_repr"), str))
+        return {
+            "outcome": "returned",
+            "output": frame["output"],
+            "output_repr": frame["output_repr"][:OUTPUT_REPR_LIMIT],
+        }
+    _require(outcome == "raised" and frame.get("problem") in RUN_PROBLEMS)
+    _require(isinstance(frame.get("params"), dict))
+    return {
+        "outcome": "raised",
+        "problem": frame["problem"],
+        "params": _clean(frame["params"]),
         "exception": clean_exception(frame.get("exception")),
         "traceback": clean_traceback(frame.get("traceback", [])),
     }

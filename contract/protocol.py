@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from contract import frames
-from contract.artifacts import check_run_finished
 from skynet import wire
 
 FATAL_REASONS = ("confine_failed", "internal")
@@ -232,7 +231,7 @@ class ProgramSession:
             self.state = "run"
         elif self.state in ("program", "run") and kind == "run_finished":
             self.outcome.finished_at = now
-            self.outcome.finished = check_run_finished(frame)
+            self.outcome.finished = frames.check_run_finished(frame)
             self.finished = True
         else:
             raise wire.ProtocolError("unexpected_frame")

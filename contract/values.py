@@ -15,7 +15,6 @@ import math
 import numbers
 
 from skynet import report
-from skynet.returns import check_return
 from skynet.safe import REPR_LIMIT, clip
 
 _NUMBERS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
@@ -138,32 +137,11 @@ def decode(node: object) -> object:
 
 
 def return_report(node: object, child_repr: object) -> dict:
-    """The return_value report of a case, from the child's description of the value.
-
-    Same shape as skynet.report.return_report(): the verdict, the score, the feedback
-    capped at FEEDBACK_LIMIT characters, at most MAX_SCORES named scores, and the repr the
-    child made of the real object (capped here).
-    """
-    value = decode(node)
-    verdict = check_return(value)
-    feedback = verdict.feedback
-    length = None if feedback is None else len(feedback)
-    if feedback is not None and isinstance(node, dict):
-        # The feedback node says how long the real string was when the child cut it.
-        length = max(length or 0, _feedback_length(node))
-    scores = dict(list(verdict.scores.items())[: report.MAX_SCORES])
-    shown = clip(child_repr, REPR_LIMIT) if isinstance(child_repr, str) else "<object>"
-    return {
-        "problem": verdict.problem,
-        "params": verdict.params,
-        "score": verdict.score,
-        "bool_score": verdict.bool_score,
-        "feedback": None if feedback is None else feedback[: report.FEEDBACK_LIMIT],
-        "feedback_length": length,
-        "scores": scores,
-        "scores_omitted": len(verdict.scores) - len(scores),
-        "repr": shown,
-    }
+    """The return_value report of a case (skynet.report), from the child's description of
+    the value: the verdict on its stand-ins, and the repr the child made of the real one."""
+    cut = _feedback_length(node) if isinstance(node, dict) else 0
+    shown = child_repr if isinstance(child_repr, str) else "<object>"
+    return report.return_report(decode(node), shown=shown, feedback_length=cut)
 
 
 def _feedback_length(node: dict) -> int:

@@ -42,9 +42,7 @@ def config() -> sandbox.SandboxConfig:
     base = base_config()
     if _slot is None or base.mode == "bwrap":
         return base
-    changes = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
-    changes.pop("uid"), changes.pop("uid_exclusive")
-    return sandbox.SandboxConfig.for_slot(_slot, **changes)
+    return dataclasses.replace(base, uid=sandbox.SLOT_UID_BASE + _slot, uid_exclusive=True)
 
 
 def start_pool() -> None:

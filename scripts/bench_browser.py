@@ -22,18 +22,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_checks import Stack, percentile, sigterm_as_interrupt
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+# The browser and the flags of the browser tests.
+from tests.browser.conftest import CHROMIUM, FLAGS
+
 # True once a panel that was not on the page before the click says passed or failed.
 NEW_VERDICT = """() => {
     const panel = document.querySelector('#check');

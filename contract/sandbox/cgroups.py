@@ -238,14 +238,6 @@ class CaseGroup:
                 found |= {int(line) for line in _read(path).split()}
         return found
 
-    def peak_bytes(self) -> int | None:
-        """The most memory the group used at once, where the kernel says."""
-        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
-        try:
-            return int(_read(os.path.join(self.dirs[0], name)))
-        except (OSError, ValueError):
-            return None
-
     def kill(self, timeout_s: float = 5.0) -> bool:
         """SIGKILL every process in the group until none is left; True when empty."""
         if self.version == 2:

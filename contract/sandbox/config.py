@@ -204,14 +204,6 @@ def sandbox_env() -> dict[str, str]:
     return dict(_SANDBOX_ENV)
 
 
-def _world_can_read(path: str) -> bool:
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    return bool(mode & stat.S_IROTH) and _world_can_reach(os.path.dirname(os.path.realpath(path)))
-
-
 def _switches_uid(config: SandboxConfig) -> bool:
     return os.geteuid() == 0 and config.uid is not None
 

@@ -113,12 +113,6 @@ def _plan(config: SandboxConfig) -> _Plan:
     return plan
 
 
-def forget_plans() -> None:
-    """Detect again on next use (tests that change the machine's state)."""
-    with _plan_lock:
-        _plans.clear()
-
-
 def _unavailable(config: SandboxConfig, error: SandboxUnavailable) -> _Plan:
     log.error(
         "SANDBOX UNAVAILABLE: %s. No check will run on this worker until it is fixed%s.",

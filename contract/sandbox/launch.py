@@ -9,7 +9,6 @@ the runner starts the child itself (`launch.popen()`) and always ends it with ki
 from __future__ import annotations
 
 import base64
-import contextlib
 import logging
 import math
 import os
@@ -173,12 +172,4 @@ def prepare(
         fds = ()
     if group is not None:
         argv = group.join_argv(argv)
-    launch = Launch(argv=argv, env=env, mode=plan.mode, pass_fds=fds, **common)
-    launch.limits = limits
-    return launch
-
-
-def discard(launch: Launch) -> None:
-    """Give back a launch that was never started."""
-    with contextlib.suppress(OSError):
-        launch.release()
+    return Launch(argv=argv, env=env, mode=plan.mode, pass_fds=fds, limits=limits, **common)

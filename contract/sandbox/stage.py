@@ -238,19 +238,3 @@ def stage(runtime_dir: str, *, bwrap: str | None, gid: int | None, python: str) 
             raise SandboxUnavailable("stage_failed", str(exc)) from None
         _stages[key] = built
         return built
-
-
-def forget() -> None:
-    """Remove every stage this process made (worker shutdown; tests)."""
-    with _lock:
-        for found in _stages.values():
-            _remove_at_exit(found.root, int(_owner(found.root) or -1))
-        _stages.clear()
-
-
-def _owner(root: str) -> str | None:
-    try:
-        with open(os.path.join(root, "owner")) as fh:
-            return fh.read().strip()
-    except OSError:
-        return None

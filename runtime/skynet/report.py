@@ -1,21 +1,23 @@
-"""JSON-safe summaries the child sends about what score() returned.
+"""The return_value report of a case: the contract's verdict plus what the UI shows.
 
-Everything is capped so a result frame stays far below wire.MAX_FRAME: the
-feedback at 64K characters (with its original length), the repr at 2K, at
-most MAX_SCORES named scores.
+Built by the worker (contract.values), on stand-ins for the value the child described;
+everything is capped: the feedback at FEEDBACK_LIMIT characters (with its original
+length), the repr at 2K, at most MAX_SCORES named scores.
 """
 
 from __future__ import annotations
 
 from skynet.returns import check_return
-from skynet.safe import safe_repr
+from skynet.safe import REPR_LIMIT, clip, safe_repr
 
 FEEDBACK_LIMIT = 65536
 MAX_SCORES = 100
 
 
-def return_report(value: object) -> dict:
-    """Validation outcome plus what the UI shows of the value."""
+def return_report(value: object, *, shown: str | None = None, feedback_length: int = 0) -> dict:
+    """Validation outcome plus what the UI shows of the value. `shown` is the repr to show
+    (default: the value's own); `feedback_length` the feedback's length where it was cut
+    before it got here."""
     verdict = check_return(value)
     feedback = verdict.feedback
     scores = dict(list(verdict.scores.items())[:MAX_SCORES])
@@ -25,18 +27,8 @@ def return_report(value: object) -> dict:
         "score": verdict.score,
         "bool_score": verdict.bool_score,
         "feedback": None if feedback is None else feedback[:FEEDBACK_LIMIT],
-        "feedback_length": None if feedback is None else len(feedback),
+        "feedback_length": None if feedback is None else max(len(feedback), feedback_length),
         "scores": scores,
         "scores_omitted": len(verdict.scores) - len(scores),
-        "repr": safe_repr(value),
+        "repr": safe_repr(value) if shown is None else clip(shown, REPR_LIMIT),
     }
-
-
-def shrink(report: dict) -> dict:
-    """A smaller copy for the (unexpected) case where the full one is too large."""
-    smaller = dict(report)
-    if isinstance(smaller.get("feedback"), str):
-        smaller["feedback"] = smaller["feedback"][:4096]
-    smaller["scores_omitted"] = smaller.get("scores_omitted", 0) + len(smaller.get("scores", {}))
-    smaller["scores"] = {}
-    return smaller
