@@ -8,7 +8,10 @@ and output pipes, so it starts from the same clean state and can only ruin itsel
 the check the sandbox is killed whole (`close`); nothing of it serves another check.
 
 `WarmPool` keeps sandboxes ready for one worker process and starts each replacement in
-a background thread, off the check's critical path.
+a background thread, off the check's critical path: forked by the pool's zygote
+(contract.zygote) where there can be one, else each a launch of its own
+(`WarmSandbox.start`). Either way a WarmSandbox holds its "body", which knows whether
+it is alive, its processes, and how to kill it whole.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 
 from contract import sandbox
 from contract.runtime_path import RUNTIME_DIR
+from contract.zygote import Zygote
 from skynet import wire
 
 log = logging.getLogger("contract.warm")
@@ -58,12 +62,54 @@ class CaseEnds:
     slot: int = 0
 
 
+class _Launched:
+    """A warm sandbox that is a bubblewrap (or unconfined) launch of its own."""
+
+    def __init__(self, launch: sandbox.Launch, proc: subprocess.Popen) -> None:
+        self.launch = launch
+        self.proc = proc
+        self.layers = launch.layers
+        self.limits = launch.limits
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def members(self) -> set[int]:
+        group = self.launch.group
+        return group.members() if group is not None else {self.proc.pid}
+
+    def interpreters(self) -> set[int]:
+        """The members that are Python (not bwrap, not the shell that joined the group)."""
+        found = set()
+        for pid in self.members():
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as fh:
+                if WARM_SCRIPT.encode() in fh.read():
+                    found.add(pid)
+        return found
+
+    def stderr_tail(self) -> str:
+        with contextlib.suppress(Exception):
+            self.proc.kill()
+            return (self.proc.communicate(timeout=2)[1] or b"").decode("utf-8", "replace")[-300:]
+        return ""
+
+    def kill(self) -> bool:
+        try:
+            clean = sandbox.kill(self.proc, self.launch)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=10)
+        finally:
+            if self.proc.stderr is not None:
+                self.proc.stderr.close()
+        return clean
+
+
 class WarmSandbox:
     """A started sandbox waiting for cases. Not thread-safe: one check at a time."""
 
-    def __init__(self, launch: sandbox.Launch, proc: subprocess.Popen, control: socket.socket):
-        self.launch = launch
-        self.proc = proc
+    def __init__(self, body, control: socket.socket):
+        # _Launched, or a contract.zygote.Spawned: alive(), members(), kill(), layers...
+        self.body = body
         self.control = control
         self.layers: list[str] = []
         self.closed = False
@@ -107,7 +153,20 @@ class WarmSandbox:
             raise
         finally:
             child.close()
-        warm = cls(launch, proc, parent)
+        return cls._ready(_Launched(launch, proc), parent, prefork)
+
+    @classmethod
+    def from_zygote(cls, zygote, *, prefork: int = PREFORK) -> WarmSandbox:
+        """A sandbox forked by `zygote` (contract.zygote.Zygote), ready like start()'s."""
+        try:
+            spawned = zygote.spawn(WARM_SCRIPT, [], timeout_s=WARM_CPU_WINDOW_S)
+        except Exception as exc:
+            raise WarmStartFailed("internal", str(exc)) from None
+        return cls._ready(spawned, spawned.control, prefork)
+
+    @classmethod
+    def _ready(cls, body, control: socket.socket, prefork: int) -> WarmSandbox:
+        warm = cls(body, control)
         try:
             warm._handshake()
             warm.prefork(prefork)
@@ -119,28 +178,22 @@ class WarmSandbox:
     def _handshake(self) -> None:
         self.control.settimeout(START_TIMEOUT_S)
         try:
-            wire.send(self.control, {"type": "warm", "limits": self.launch.limits})
+            wire.send(self.control, {"type": "warm", "limits": self.body.limits})
             ready = wire.recv(self.control)
         except (OSError, wire.ProtocolError) as exc:
             raise WarmStartFailed("internal", f"{type(exc).__name__}: {exc}") from None
         if ready is None or ready.get("type") != "ready":
             reason = (ready or {}).get("reason")
-            detail = self._stderr_tail()
+            detail = self.body.stderr_tail()
             raise WarmStartFailed(reason if reason == "confine_failed" else "internal", detail)
         layers = ready.get("layers")
         self.layers = [str(x) for x in layers] if isinstance(layers, list) else []
-        self.layers = list(dict.fromkeys([*self.launch.layers, *self.layers]))
+        self.layers = list(dict.fromkeys([*self.body.layers, *self.layers]))
         self.control.settimeout(None)
-
-    def _stderr_tail(self) -> str:
-        with contextlib.suppress(Exception):
-            self.proc.kill()
-            return (self.proc.communicate(timeout=2)[1] or b"").decode("utf-8", "replace")[-300:]
-        return ""
 
     @property
     def alive(self) -> bool:
-        return not self.closed and self.proc.poll() is None
+        return not self.closed and self.body.alive()
 
     def prefork(self, count: int) -> None:
         """Have `count` case processes forked now, to wait for their jobs."""
@@ -152,7 +205,11 @@ class WarmSandbox:
         its job sent; the worker's ends of it. `ends.slot` names it to kill_case()."""
         ends = self.waiting.pop(0) if self.waiting else self._fork_case()
         frame = {"type": "case_job", "job": job, "cpu_seconds": cpu_seconds}
-        ends.sock.sendall(wire.encode(frame, limit=wire.MAX_JOB_FRAME))
+        data = wire.encode(frame, limit=wire.MAX_JOB_FRAME)
+        # A case process that is gone (its sandbox died under it) closed its socket: the
+        # case loop then reads that end and reports the case as crashed, as any other.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            ends.sock.sendall(data)
         return ends
 
     def _fork_case(self) -> CaseEnds:
@@ -197,33 +254,22 @@ class WarmSandbox:
                     os.close(fd)
         self.waiting = []
         try:
-            clean = sandbox.kill(self.proc, self.launch)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=10)
+            return self.body.kill()
         finally:
             with contextlib.suppress(OSError):
                 self.control.close()
-            if self.proc.stderr is not None:
-                self.proc.stderr.close()
-        return clean
 
     def renice(self, niceness: int) -> None:
         """Set every process of the sandbox to `niceness` (where this worker may)."""
-        group = self.launch.group
-        for pid in group.members() if group is not None else {self.proc.pid}:
+        for pid in self.body.members():
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, pid, niceness)
 
     def rss_bytes(self) -> int | None:
-        """Resident memory of the idle warm interpreter (the sandbox's python)."""
-        group = self.launch.group
-        pids = group.members() if group is not None else set()
+        """Resident memory of the sandbox's interpreters: the warm one and its cases."""
         total = None
-        for pid in pids:
+        for pid in self.body.interpreters():
             try:
-                with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                    if WARM_SCRIPT.encode() not in fh.read():
-                        continue
                 with open(f"/proc/{pid}/status") as fh:
                     for line in fh:
                         if line.startswith("VmRSS:"):
@@ -241,11 +287,21 @@ class WarmPool:
     One long-lived thread starts them all: a sandbox dies with the *thread* that started
     it (bwrap's --die-with-parent is PR_SET_PDEATHSIG, which follows the parent thread),
     so a thread that ended after starting one would take it down.
+
+    Where `sandbox.zygote_possible()` (and `zygote` is not turned off), that thread starts
+    a zygote (contract.zygote) first and has it fork each sandbox, at a few milliseconds of
+    CPU instead of a bubblewrap and an interpreter each; a sandbox the zygote cannot give
+    is started on its own instead, just as confined.
     """
 
-    def __init__(self, config_factory, size: int = 2) -> None:
+    def __init__(self, config_factory, size: int = 2, *, zygote: bool = True) -> None:
         self.config_factory = config_factory
         self.size = max(1, size)
+        self.use_zygote = zygote
+        self.zygote: Zygote | None = None
+        self._zygote_tried = False
+        # Sandboxes the zygote could not give, started alone instead (each one is logged).
+        self.fallbacks = 0
         self._ready: deque[WarmSandbox] = deque()
         self._lock = threading.Condition()
         self._wanted = 0
@@ -285,7 +341,7 @@ class WarmPool:
                 if len(self._ready) >= self._wanted:
                     continue
             try:
-                warm = WarmSandbox.start(self.config_factory())
+                warm = self._start_one(in_starter=True)
                 warm.renice(0)
                 failure = None
             except BaseException as exc:  # reported; take() then starts its own
@@ -319,8 +375,46 @@ class WarmPool:
         if warm is None:
             # None ready (the first check, or a burst): start one now, and refill after.
             self.fill()
-            warm = WarmSandbox.start(self.config_factory())
+            warm = self._start_one(in_starter=False)
         return warm
+
+    def _start_one(self, *, in_starter: bool) -> WarmSandbox:
+        """A new sandbox: from the zygote when there is one, else a launch of its own."""
+        if in_starter:
+            self._keep_zygote()
+        zygote = self.zygote
+        if zygote is not None and zygote.alive:
+            try:
+                return WarmSandbox.from_zygote(zygote)
+            except WarmStartFailed as exc:
+                if not zygote.alive:
+                    # It died (killed from outside): the starter thread starts another.
+                    log.warning("warm: the zygote died; this sandbox starts alone")
+                else:
+                    # Alive but failing: from now on every sandbox starts alone, as confined.
+                    self.fallbacks += 1
+                    self.zygote = None
+                    zygote.close()
+                    log.error("warm: the zygote gave no sandbox (%s); they start alone", exc)
+        return WarmSandbox.start(self.config_factory())
+
+    def _keep_zygote(self) -> None:
+        """In the starter thread: (re)start the zygote where one can be had."""
+        if not self.use_zygote or (self.zygote is not None and self.zygote.alive):
+            return
+        if self.zygote is not None:
+            self.zygote.close()
+            self.zygote = None
+        elif self._zygote_tried:
+            return
+        self._zygote_tried = True
+        config = self.config_factory()
+        if not sandbox.zygote_possible(config):
+            return
+        try:
+            self.zygote = Zygote.start(config)
+        except Exception as exc:  # every sandbox is then started alone, as confined
+            log.warning("warm: no zygote (%s); each sandbox starts alone", exc)
 
     def release(self, warm: WarmSandbox) -> None:
         """Hand back a sandbox a check is done with: the starter thread kills it, off the
@@ -340,8 +434,15 @@ class WarmPool:
             ready, self._ready = list(self._ready), deque()
             used, self._used = list(self._used), deque()
             self._lock.notify_all()
+            thread = self._thread
+        # A sandbox the starter is making now is closed by the starter itself; only then
+        # may the zygote go (it would fail that sandbox half-way).
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=START_TIMEOUT_S)
         for warm in ready + used:
             warm.close()
+        if self.zygote is not None:
+            self.zygote.close()
 
     def idle(self) -> list[WarmSandbox]:
         with self._lock:

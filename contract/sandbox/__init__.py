@@ -40,7 +40,9 @@ bubblewrap each sandbox has its own user namespace, so the shared uid 65534 is f
 bomb in one check hits its own limit and never starves the next (measured on this kernel).
 Unconfined, the count is shared by every process of the uid, so concurrent slots should
 each use their own uid: `SandboxConfig.for_slot(n)` gives uid 60000+n and lets `kill()`
-sweep every process of that uid.
+sweep every process of that uid. The check sandboxes a zygote forks (contract.zygote)
+share the zygote's user namespace, so there the cgroup's pids.max bounds each one, and
+`prepare(zygote=True)` / `zygote_possible()` insist on a cgroup.
 
 The package, one job per module: `config` (SandboxConfig, Launch, interpreter choice,
 sandbox_env), `errors` (SandboxUnavailable), `stage` (the staged root), `seccomp` (the
@@ -68,7 +70,7 @@ from contract.sandbox.config import (
 from contract.sandbox.detect import _DROP_PRIVILEGES_SRC as _DROP_PRIVILEGES_SRC
 from contract.sandbox.detect import active_layers, availability
 from contract.sandbox.errors import REASONS, SandboxUnavailable
-from contract.sandbox.launch import limits_for, prepare
+from contract.sandbox.launch import case_group, limits_for, prepare, zygote_possible
 from contract.sandbox.processes import adopt_orphans, kill, reap_leftovers
 from contract.sandbox.selftest import self_test
 
@@ -88,10 +90,12 @@ __all__ = [
     "active_layers",
     "availability",
     "adopt_orphans",
+    "case_group",
     "kill",
     "limits_for",
     "prepare",
     "reap_leftovers",
     "sandbox_env",
     "self_test",
+    "zygote_possible",
 ]

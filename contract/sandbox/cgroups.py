@@ -231,6 +231,11 @@ class CaseGroup:
         """`argv`, started from inside this group (the shell moves itself in first)."""
         return ["/bin/sh", "-c", _JOIN, "sh", *self.procs_files, "--", *argv]
 
+    def add(self, pid: int) -> None:
+        """Move process `pid` into this group (the processes it starts afterwards follow)."""
+        for path in self.procs_files:
+            _write(path, str(pid))
+
     def members(self) -> set[int]:
         found: set[int] = set()
         for path in self.procs_files:

@@ -34,10 +34,22 @@ from contract.sandbox.stage import stage
 log = logging.getLogger("contract.sandbox")
 
 _PYTHON_FLAGS = ("-E", "-s", "-B")
+# What the zygote (runtime/skynet_zygote.py) may do inside bwrap's user namespace, and
+# only there: make each check's namespaces and mounts, and drop the bounding set. Every
+# check sandbox it forks drops them all before anything else runs.
+_ZYGOTE_CAPS = ("--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP")
+# RLIMIT_NPROC counts per user namespace, which a zygote's check sandboxes share: each gets
+# room for its own processes (held by its cgroup's pids.max) plus what the others may hold
+# (an artifact check's second sandbox, the idle ones, the zygote's own).
+ZYGOTE_PROCESS_HEADROOM = 128
 
 
 def limits_for(
-    timeout_s: float, config: SandboxConfig | None = None, *, grouped: bool | None = None
+    timeout_s: float,
+    config: SandboxConfig | None = None,
+    *,
+    grouped: bool | None = None,
+    zygote: bool = False,
 ) -> dict:
     """The dict the runner sends as job["limits"]; the child passes it to _confine.apply().
 
@@ -59,6 +71,10 @@ def limits_for(
           "required": [...],           # layers apply() must set up, or raise (fail closed)
         }
 
+    For a check sandbox forked by a zygote (`zygote`, always with a cgroup) the child loads
+    the filter itself, and RLIMIT_NPROC gets ZYGOTE_PROCESS_HEADROOM more: the cgroup's
+    pids.max is what bounds the check.
+
     The check's memory limit holds for all its processes together: with a cgroup
     (`grouped`, default: whether the config's plan has one) the group holds it and each
     process may use all of it; without, the processes are capped at FALLBACK_PROCESSES and
@@ -68,6 +84,7 @@ def limits_for(
     plan = _plan(cfg)
     if grouped is None:
         grouped = plan.cgroup is not None
+    grouped = grouped or zygote
     root = os.geteuid() == 0
     if grouped:
         memory_mb, processes = int(cfg.memory_mb), int(cfg.max_processes)
@@ -76,14 +93,14 @@ def limits_for(
         memory_mb = max(1, int(cfg.memory_mb) // processes)
     installs = None
     if cfg.seccomp:
-        installs = "installed" if plan.mode == "bwrap" else "load"
+        installs = "installed" if plan.mode == "bwrap" and not zygote else "load"
     limits = {
         "version": 2,
         "memory_mb": memory_mb,
         "cpu_seconds": math.ceil(timeout_s) + 1,
         "file_size_bytes": int(cfg.file_size_bytes),
         "open_files": int(cfg.open_files),
-        "max_processes": processes,
+        "max_processes": processes + (ZYGOTE_PROCESS_HEADROOM if zygote else 0),
         "core_bytes": 0,
         "uid": cfg.uid if root else None,
         "gid": cfg.gid if root and cfg.uid is not None else None,
@@ -97,6 +114,23 @@ def limits_for(
     if installs == "load":
         limits["seccomp_bpf"] = base64.b64encode(seccomp.bpf_program()).decode("ascii")
     return limits
+
+
+def zygote_possible(config: SandboxConfig | None = None) -> bool:
+    """Whether check sandboxes can come from a zygote: under bwrap, with a cgroup (which
+    then bounds each check's processes; the shared user namespace's RLIMIT_NPROC cannot)."""
+    plan = _plan(config or SandboxConfig())
+    return plan.unavailable is None and plan.mode == "bwrap" and plan.cgroup is not None
+
+
+def case_group(config: SandboxConfig | None = None) -> CaseGroup | None:
+    """A new cgroup with the check's limits, or None where there is none to be had."""
+    cfg = config or SandboxConfig()
+    return _case_group(_plan(cfg), cfg)
+
+
+def _without_cgroup(layers: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(x for x in layers if x != "cgroup")
 
 
 def _case_group(plan, cfg: SandboxConfig) -> CaseGroup | None:
@@ -118,6 +152,7 @@ def prepare(
     *,
     timeout_s: float,
     config: SandboxConfig | None = None,
+    zygote: bool = False,
 ) -> Launch:
     """Return how to start `runtime_dir/script args...` confined.
 
@@ -126,6 +161,10 @@ def prepare(
     keep their number inside the sandbox. `timeout_s` is the runner's wall clock, which the
     runner enforces itself (with kill()); the CPU limit derived from it is in
     `launch.limits`. Raises SandboxUnavailable when the sandbox cannot be had here.
+
+    With `zygote` (bwrap mode only: see zygote_possible()) the launch is of a zygote,
+    which runs no user code: it keeps _ZYGOTE_CAPS inside bwrap's user namespace, gets no
+    syscall filter from bwrap and no cgroup; each check sandbox it forks gets both.
     """
     if timeout_s <= 0:
         raise ValueError("timeout_s must be positive")
@@ -133,6 +172,8 @@ def prepare(
     plan = _plan(cfg)
     if plan.unavailable is not None:
         raise plan.unavailable
+    if zygote and not zygote_possible(cfg):
+        raise ValueError("a zygote needs the bwrap mode and a cgroup")
     staged = stage(
         runtime_dir,
         bwrap=plan.bwrap_source if plan.wheel else None,
@@ -141,16 +182,17 @@ def prepare(
     )
     env = sandbox_env()
     exclusive = _exclusive_uid(cfg)
-    group = _case_group(plan, cfg)
-    layers = plan.layers if group is not None else tuple(x for x in plan.layers if x != "cgroup")
+    group = None if zygote else _case_group(plan, cfg)
+    layers = plan.layers if group is not None or zygote else _without_cgroup(plan.layers)
     common = dict(layers=layers, uid=_host_uid(cfg), uid_exclusive=exclusive, group=group)
     limits = limits_for(timeout_s, cfg, grouped=group is not None)
     if plan.mode == "bwrap":
         bwrap = launch_bwrap(plan, cfg, runtime_dir)
-        fd = seccomp.program_fd() if cfg.seccomp else None
+        fd = seccomp.program_fd() if cfg.seccomp and not zygote else None
         argv = [
             *plan.privdrop,
             *_bwrap_prefix(cfg, bwrap),
+            *(_ZYGOTE_CAPS if zygote else ()),
             "--ro-bind",
             staged.runtime,
             RUNTIME_MOUNT,

@@ -14,7 +14,13 @@ from contract.cases import DEFAULT_CASES
 from contract.engine import run_check
 from contract.warm import WarmPool, WarmSandbox
 
-from .conftest import TEST_UID, assert_nothing_left, bwrap_config, requires_bwrap
+from .conftest import (
+    TEST_UID,
+    assert_nothing_left,
+    bwrap_config,
+    cannot_test,
+    requires_bwrap,
+)
 
 MARKER = f"skynet-leftover-{TEST_UID}"
 
@@ -53,14 +59,28 @@ def score(input, output, expected=None):
 """
 
 
-@pytest.fixture
-def pool():
+# How a worker's pool makes its sandboxes: forked by a zygote (where there is a cgroup,
+# as for a root worker), or each a bubblewrap of its own.
+POOLS = {
+    "zygote": dict(config=lambda: bwrap_config(), zygote=True),
+    "alone": dict(config=lambda: bwrap_config(), zygote=False),
+}
+
+
+@pytest.fixture(params=sorted(POOLS))
+def pool(request):
     requires_bwrap()
-    pool = WarmPool(lambda: bwrap_config(), size=2)
+    kind = POOLS[request.param]
+    if request.param == "zygote" and not sandbox.zygote_possible(kind["config"]()):
+        cannot_test("no cgroup here, so no zygote")
+    pool = WarmPool(kind["config"], size=2, zygote=kind["zygote"])
     pool.fill()
     assert pool.wait_ready(60), pool.failure
+    # A zygote exactly where one can be had (never without a cgroup to bound each check).
+    assert (pool.zygote is not None) == (request.param == "zygote")
     yield pool
     pool.close()
+    assert pool.fallbacks == 0
     assert_nothing_left(wait_s=5)
 
 
@@ -126,12 +146,34 @@ def test_a_pool_hands_over_ready_sandboxes_and_kills_what_it_gets_back(pool):
     warm = pool.take()
     assert warm.alive and len(warm.waiting) == 3  # its case processes, forked ahead
     assert set(warm.layers) >= set(sandbox.LAYERS) - {"cgroup"}
+    if pool.zygote is not None:
+        assert set(warm.layers) == set(sandbox.LAYERS)
     rss = warm.rss_bytes()
     assert rss is None or 1 << 20 < rss < 200 << 20
     pool.release(warm)
     assert pool.wait_ready(60)
     assert not warm.alive or warm.closed
     assert all(other is not warm for other in pool.idle())
+
+
+def test_without_a_cgroup_a_pool_has_no_zygote_and_starts_each_sandbox_alone():
+    """The zygote's check sandboxes share one user namespace, so only a cgroup can bound
+    each one's processes: without one, every sandbox is a bubblewrap of its own."""
+    requires_bwrap()
+    pool = WarmPool(lambda: bwrap_config(cgroup="off"), size=1)
+    try:
+        pool.fill()
+        assert pool.wait_ready(60), pool.failure
+        assert pool.zygote is None
+        result = run_check(
+            "def score(i, o, e=None):\n    return 1.0, {'feedback': 'Fine label.'}\n",
+            sandboxes=pool,
+            timeout_s=10,
+        )
+        assert result.passed and "cgroup" not in result.layers
+    finally:
+        pool.close()
+    assert_nothing_left(wait_s=5)
 
 
 def test_a_sandbox_started_on_demand_runs_a_check_and_leaves_nothing():

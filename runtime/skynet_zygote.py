@@ -1,0 +1,309 @@
+"""The zygote: one warm interpreter that gives each check a sandbox of its own, fast.
+
+Started by contract.zygote inside bubblewrap, with its control socket as argv[1] and two
+capabilities that hold only inside bwrap's user namespace (CAP_SYS_ADMIN, to make
+namespaces and mounts; CAP_SETPCAP, to drop the bounding set). No user code ever runs in
+this process or with those capabilities. Per check sandbox it is asked for, it forks:
+
+    zygote ── C: unshare(mount, pid, ipc, net, uts), then waits for I and reports its end
+               └─ I: pid 1 of the new pid namespace; a fresh /proc and a fresh, capped
+                  /tmp; every capability dropped (bounding, ambient, inheritable,
+                  permitted, effective) and checked to be gone; then, once the worker
+                  has moved it into the check's cgroup, the script's main(argv) runs,
+                  in-process, from this warm state (the module is already imported:
+                  compiling it again would cost more than the whole fork).
+
+So each check gets new namespaces, a new /tmp, and processes forked from a state in which
+no check ever ran; after it the worker kills I, which takes its whole pid namespace with
+it. The confinement of the script (uid check, rlimits, seccomp, clean environment) is
+then skynet._confine.apply(), as in every other sandbox.
+
+Frames on the zygote's control socket:
+
+    worker -> zygote  {"type": "zygote", "tmp_size"}                 the first, once
+    zygote -> worker  {"type": "ready"} | {"type": "fatal", "reason"}
+    worker -> zygote  {"type": "spawn", "script", "args"} + 3 descriptors (the check's
+                      control socket, its stdout and stderr)
+
+and on the check's own control socket, before the script speaks:
+
+    I -> worker       {"type": "hello"}    the worker reads I's host pid from the socket's
+                                           credentials (SO_PASSCRED), joins it to the
+                                           check's cgroup, and answers
+    worker -> I       {"type": "go"}
+    ... the script's own protocol ...
+    C -> worker       {"type": "sandbox_exited", "code" | "signal"}   the last frame
+"""
+
+from __future__ import annotations
+
+import array
+import binascii  # noqa: F401 - skynet._confine decodes the syscall filter with it
+import contextlib
+import ctypes
+import gc
+import importlib
+import os
+import select
+import signal
+import socket
+import sys
+
+import skynet_warm  # noqa: F401 - imported here once, so each check starts warm
+
+from skynet import wire
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+_FRESH = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
+
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 0x4000
+MS_PRIVATE = 1 << 18
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAP_VERSION_3 = 0x20080522
+_SYS_CAPSET = 126  # x86_64
+
+# What bwrap covers read-only in its own /proc; the fresh /proc gets the same.
+_PROC_COVERS = ("sys", "sysrq-trigger", "irq", "bus")
+_CAP_FIELDS = ("CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:")
+_EXIT_INTERNAL = 70
+_FDS_PER_SPAWN = 3
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class ZygoteError(RuntimeError):
+    pass
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        raise ZygoteError(f"{what}: {os.strerror(ctypes.get_errno())}")
+
+
+def _prctl(option: int, arg: int, arg3: int = 0) -> int:
+    return _libc.prctl(option, ctypes.c_ulong(arg), ctypes.c_ulong(arg3), 0, 0)
+
+
+def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> None:
+    encode = os.fsencode
+    _check(
+        _libc.mount(
+            encode(source),
+            encode(target),
+            None if fstype is None else encode(fstype),
+            ctypes.c_ulong(flags),
+            None if data is None else encode(data),
+        ),
+        f"mount {target}",
+    )
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
+def drop_capabilities() -> None:
+    """Give up every capability for good, and prove it from /proc/self/status."""
+    with open("/proc/sys/kernel/cap_last_cap") as fh:
+        last = int(fh.read())
+    for cap in range(last + 1):
+        _check(_prctl(_PR_CAPBSET_DROP, cap), f"drop capability {cap}")
+    _check(_prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL), "clear ambient capabilities")
+    header = _CapHeader(_CAP_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _check(_libc.syscall(_SYS_CAPSET, ctypes.byref(header), data), "capset")
+    with open("/proc/self/status") as fh:
+        held = [line for line in fh if line.startswith(_CAP_FIELDS) and int(line.split()[1], 16)]
+    if held:
+        raise ZygoteError("capabilities still held: " + " ".join(x.split()[0] for x in held))
+
+
+def _fresh_filesystems(tmp_size: int) -> None:
+    """In I: a /proc of the new pid namespace and an empty /tmp of its own."""
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+    for name in _PROC_COVERS:
+        path = "/proc/" + name
+        if os.path.exists(path):
+            _mount(path, path, None, MS_BIND | MS_REC, None)
+            _mount(path, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, None)
+    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_size},mode=0755")
+    os.chdir("/tmp")
+
+
+def _init(control: socket.socket, out_fd: int, err_fd: int, frame: dict, tmp_size: int) -> None:
+    """In I, pid 1 of the check's own pid namespace: become the check's sandbox."""
+    _check(_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL), "pdeathsig")
+    _fresh_filesystems(tmp_size)
+    drop_capabilities()
+    # The same process state as a sandbox bwrap starts: no inherited signal handling.
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    os.dup2(out_fd, 1)
+    os.dup2(err_fd, 2)
+    os.close(out_fd)
+    os.close(err_fd)
+    wire.send(control, {"type": "hello"})
+    go = wire.recv(control)
+    if go is None or go.get("type") != "go":
+        os._exit(0)
+    # Its own memory is its own again (the zygote's stays out of reach: another pid ns).
+    _prctl(_PR_SET_DUMPABLE, 1)
+    name = str(frame["script"]).removesuffix(".py")
+    if not name.isidentifier():
+        raise ZygoteError(f"not a runtime script: {name!r}")
+    script = importlib.import_module(name)
+    argv = [script.__file__, str(control.fileno()), *[str(a) for a in frame.get("args") or ()]]
+    sys.argv = argv
+    gc.unfreeze()
+    script.main(argv)
+    os._exit(0)
+
+
+def _spawn(zygote: socket.socket, frame: dict, fds: list[int], tmp_size: int) -> None:
+    """In C, the zygote's child: enter the fresh namespaces, start I, report its end."""
+    code = _EXIT_INTERNAL
+    control = None
+    try:
+        _check(_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL), "pdeathsig")
+        zygote.close()
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        control_fd, out_fd, err_fd = fds
+        control = socket.socket(fileno=control_fd)
+        _check(_libc.unshare(_FRESH), "unshare")
+        _mount("none", "/", None, MS_REC | MS_PRIVATE, None)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _init(control, out_fd, err_fd, frame, tmp_size)
+            except BaseException as exc:  # noqa: B036 - never run the script half set up
+                try:
+                    wire.send(control, {"type": "fatal", "reason": "confine_failed"})
+                    os.write(2, f"zygote: {exc}\n".encode())
+                except BaseException:  # noqa: B036
+                    pass
+            os._exit(_EXIT_INTERNAL)
+        os.close(out_fd)
+        os.close(err_fd)
+        _, status = os.waitpid(pid, 0)
+        report = {"type": "sandbox_exited", "code": None, "signal": None}
+        if os.WIFSIGNALED(status):
+            report["signal"] = os.WTERMSIG(status)
+        else:
+            report["code"] = os.waitstatus_to_exitcode(status)
+        code = 0
+        with contextlib.suppress(OSError):  # the worker closed its end first: the usual end
+            wire.send(control, report)
+    except BaseException as exc:  # noqa: B036
+        try:
+            os.write(2, f"zygote: {exc}\n".encode())
+            if control is not None:
+                wire.send(control, {"type": "fatal", "reason": "confine_failed"})
+        except BaseException:  # noqa: B036
+            pass
+    os._exit(code)
+
+
+def _recv_spawn(sock: socket.socket) -> tuple[dict | None, list[int]]:
+    fds = array.array("i")
+    header, ancillary, _flags, _addr = sock.recvmsg(
+        4, socket.CMSG_SPACE(_FDS_PER_SPAWN * fds.itemsize)
+    )
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
+    if not header:
+        return None, list(fds)
+    while len(header) < 4:
+        more = sock.recv(4 - len(header))
+        if not more:
+            raise wire.ProtocolError("truncated_frame")
+        header += more
+    size = int.from_bytes(header, "big")
+    if size > wire.MAX_FRAME:
+        raise wire.ProtocolError("frame_too_large")
+    body = b""
+    while len(body) < size:
+        chunk = sock.recv(size - len(body))
+        if not chunk:
+            raise wire.ProtocolError("truncated_frame")
+        body += chunk
+    return wire.decode_body(body), list(fds)
+
+
+def serve(control: socket.socket, tmp_size: int) -> None:
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    while True:
+        readable, _, _ = select.select([control, wake_read], [], [])
+        if wake_read in readable:
+            os.read(wake_read, 512)
+            while True:
+                try:
+                    pid, _status = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid == 0:
+                    break
+        if control not in readable:
+            continue
+        frame, fds = _recv_spawn(control)
+        if frame is None:
+            return  # the worker is done with this zygote
+        if frame.get("type") == "spawn" and len(fds) == _FDS_PER_SPAWN:
+            if os.fork() == 0:
+                os.close(wake_read)
+                os.close(wake_write)
+                _spawn(control, frame, fds, tmp_size)
+        for fd in fds:
+            os.close(fd)
+
+
+def main(argv: list[str]) -> None:
+    control = socket.socket(fileno=int(argv[1]))
+    try:
+        job = wire.recv(control)
+        if job is None or job.get("type") != "zygote":
+            raise wire.ProtocolError("bad_job")
+        _check(_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL), "pdeathsig")
+        # Check sandboxes run as the same uid: none may open this process's memory.
+        _prctl(_PR_SET_DUMPABLE, 0)
+        gc.freeze()
+        wire.send(control, {"type": "ready"})
+        serve(control, int(job["tmp_size"]))
+    except BaseException as exc:  # noqa: B036
+        try:
+            os.write(2, f"zygote: {exc}\n".encode())
+            wire.send(control, {"type": "fatal", "reason": "internal"})
+        except BaseException:  # noqa: B036
+            pass
+        os._exit(_EXIT_INTERNAL)
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
