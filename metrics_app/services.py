@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import logging
 import socket
-import threading
 import time
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from metrics_app import model_choices, notify, sandboxing
+from metrics_app import heartbeats, model_choices, notify, sandboxing
 from metrics_app.models import Check, FeedbackReview, Metric, MetricVersion
 from metrics_app.starters import STARTERS
 
@@ -204,20 +203,19 @@ def check_execute(check_id: int) -> None:
 
     gateway, llm_for_case = _model_gateway(check)
     task_gateway, task_llm_for_case = _task_gateway(check)
-    heartbeat = Heartbeat(check_id)
-    heartbeat.start()
     try:
-        result = run_check(
-            check.source,
-            cases,
-            timeout_s=check.timeout_s,
-            on_progress=save_progress,
-            sandbox_config=sandboxing.config(),
-            sandboxes=sandboxing.sandboxes(),
-            llm_for_case=llm_for_case,
-            artifact=_artifact(check),
-            task_llm_for_case=task_llm_for_case,
-        )
+        with heartbeats.beating(check_id):
+            result = run_check(
+                check.source,
+                cases,
+                timeout_s=check.timeout_s,
+                on_progress=save_progress,
+                sandbox_config=sandboxing.config(),
+                sandboxes=sandboxing.sandboxes(),
+                llm_for_case=llm_for_case,
+                artifact=_artifact(check),
+                task_llm_for_case=task_llm_for_case,
+            )
     except BaseException as exc:
         # Whatever stopped the check (a bug, Celery's soft time limit, a shutdown), the
         # row must not stay "running": record why, then let the exception go on.
@@ -229,7 +227,6 @@ def check_execute(check_id: int) -> None:
         notify.check_changed(check_id)
         raise
     finally:
-        heartbeat.stop()
         for used in (gateway, task_gateway):
             if used is not None:
                 used.close()
@@ -307,33 +304,6 @@ def _task_gateway(check: Check):
             timeout_s=settings.MODEL_TIMEOUT_S,
         )
     )
-
-
-class Heartbeat(threading.Thread):
-    """Marks a running check alive every few seconds, however long one case takes.
-
-    The row's heartbeat is how everyone else tells a busy worker from a dead one.
-    """
-
-    def __init__(self, check_id: int) -> None:
-        super().__init__(name=f"heartbeat-{check_id}", daemon=True)
-        self.check_id = check_id
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        try:
-            while not self.done.wait(settings.CHECK_HEARTBEAT_S):
-                Check.objects.filter(pk=self.check_id, status=Check.Status.RUNNING).update(
-                    heartbeat_at=timezone.now()
-                )
-        except Exception:  # a missed beat is survivable; a crashed check is not
-            logger.exception("heartbeat of check %s failed", self.check_id)
-        finally:
-            connection.close()
-
-    def stop(self) -> None:
-        self.done.set()
-        self.join(timeout=5)
 
 
 def checks_reap_stale(*, pk: int | None = None) -> int:

@@ -5,10 +5,17 @@ from __future__ import annotations
 import logging
 import threading
 
-from celery.signals import worker_init, worker_process_init, worker_process_shutdown, worker_ready
+from celery.signals import (
+    task_postrun,
+    task_prerun,
+    worker_init,
+    worker_process_init,
+    worker_process_shutdown,
+    worker_ready,
+)
 from celery.worker.control import inspect_command
 from django.conf import settings
-from django.db import connection
+from django.db import close_old_connections, connection
 
 from contract import sandbox
 from metrics_app import sandboxing, services
@@ -37,6 +44,15 @@ def _prepare_pool_process(**kwargs) -> None:
 @worker_process_shutdown.connect
 def _stop_pool(**kwargs) -> None:
     sandboxing.stop_pool()
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _tidy_connections(**kwargs) -> None:
+    # What Django does around each request: close a connection that failed or outlived
+    # CONN_MAX_AGE, keep a good one (settings.CELERY_DB_REUSE_MAX stops Celery from
+    # closing every connection around every task, a new one per check otherwise).
+    close_old_connections()
 
 
 @inspect_command()

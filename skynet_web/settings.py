@@ -276,6 +276,11 @@ CELERY_TASK_SOFT_TIME_LIMIT = CHECK_TASK_TIME_LIMIT
 CELERY_TASK_TIME_LIMIT = CHECK_TASK_TIME_LIMIT + 30
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_WORKER_SEND_TASK_EVENTS = False
+# Celery closes every database connection around every task unless told to reuse them:
+# a new connection per check (a new PostgreSQL backend, each time). The worker closes
+# one that failed or outlived CONN_MAX_AGE itself, as Django does around a request
+# (metrics_app.worker); Celery then recycles them only every 2 x this many tasks.
+CELERY_DB_REUSE_MAX = 1000
 
 LOGGING = {
     "version": 1,

@@ -50,3 +50,32 @@ def test_the_worker_uses_the_checks_own_cases(owner, celery_worker_process):
     assert [row["status"] for row in rows] == ["valid", "valid", "error"]
     assert rows[1]["feedback"] == "Expected 'x', got 'y'."
     assert rows[2]["exception"]["type"] == "TypeError"
+
+
+def test_one_heartbeat_thread_keeps_every_running_check_alive_and_only_while_it_runs(owner):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from metrics_app import heartbeats
+
+    old = timezone.now() - timedelta(hours=1)
+    first, second = (
+        Check.objects.create(owner=owner, source=GOOD_METRIC, status=Check.Status.RUNNING)
+        for _ in range(2)
+    )
+    Check.objects.filter(pk__in=[first.pk, second.pk]).update(heartbeat_at=old)
+
+    def beat_of(check):
+        return Check.objects.get(pk=check.pk).heartbeat_at
+
+    with heartbeats.beating(first.pk), heartbeats.beating(second.pk):
+        assert heartbeats._thread is not None and heartbeats._thread.is_alive()
+        assert set(heartbeats.beat_once()) >= {first.pk, second.pk}
+        assert beat_of(first) > old and beat_of(second) > old
+    ended = beat_of(first)
+    with heartbeats.beating(second.pk):
+        assert first.pk not in heartbeats.beat_once()
+        assert beat_of(second) > ended
+    assert beat_of(first) == ended  # no beat once its block is over
+    assert first.pk not in heartbeats.beat_once() and second.pk not in heartbeats.beat_once()
