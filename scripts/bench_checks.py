@@ -38,6 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+import cpu_accounting  # noqa: E402 - this folder, found as the script's own
+
 BASELINE = ROOT / "bench" / "baseline.json"
 EDITOR_BUNDLE = ROOT / "static" / "editor" / "editor.js"
 DOCS_PAGE = "/docs/en/concepts/scorers"
@@ -409,10 +411,12 @@ def measure_throughput(owner, count: int) -> dict:
     from metrics_app.models import Check
     from metrics_app.services import check_create
 
+    cpu_before = cpu_accounting.snapshot()
     started = timezone.now()
     ids = [check_create(owner=owner, source=TRIVIAL_METRIC, timeout_s=20).pk for _ in range(count)]
     enqueued = timezone.now()
     wait_final(ids, timeout_s=120, interval_s=0.05)
+    cpu = cpu_accounting.spent(cpu_before, cpu_accounting.snapshot())
     rows = Check.objects.filter(pk__in=ids)
     last = rows.aggregate(last=Max("finished_at"))["last"]
     elapsed = (last - started).total_seconds()
@@ -424,6 +428,7 @@ def measure_throughput(owner, count: int) -> dict:
         "enqueue_s": (enqueued - started).total_seconds(),
         "per_s": count / elapsed,
         "statuses": statuses,
+        "cpu_ms_per_check": {kind: 1000 * seconds / count for kind, seconds in cpu.items()},
     }
 
 
@@ -480,16 +485,29 @@ def measure_calls_in_one_sandbox(cases: int) -> dict:
 
 
 def idle_sandbox_memory() -> dict:
-    """What one ready, idle warm sandbox holds in memory."""
+    """What one ready, idle warm sandbox holds in memory, made as the worker makes them
+    (forked by a zygote where there can be one, else a bubblewrap of its own)."""
+    from contract import sandbox
     from contract.warm import WarmSandbox
+    from contract.zygote import Zygote
     from metrics_app import sandboxing
 
-    warm = WarmSandbox.start(sandboxing.base_config())
+    config = sandboxing.base_config()
+    zygote = Zygote.start(config) if sandbox.zygote_possible(config) else None
     try:
-        time.sleep(0.5)
-        return memory_of([warm.proc.pid])
+        warm = WarmSandbox.from_zygote(zygote) if zygote else WarmSandbox.start(config)
+        try:
+            time.sleep(0.5)
+            made = "forked by a zygote" if zygote else "a bubblewrap of its own"
+            which = "the warm interpreter, 3 case processes forked ahead"
+            if not zygote:
+                which = "bwrap, its init, " + which
+            return {**memory_of(sorted(warm.body.members())), "made_by": made, "which": which}
+        finally:
+            warm.close()
     finally:
-        warm.close()
+        if zygote is not None:
+            zygote.close()
 
 
 def floor_per_call(python: str, folder: str, calls: int) -> float:
@@ -704,6 +722,11 @@ def main() -> int:
         f"  {burst['elapsed_s'] / args.burst * ms:.0f} ms of wall time per check, "
         f"vs {check_p50:.0f} ms latency one at a time"
     )
+    shares = burst["cpu_ms_per_check"]
+    print(
+        f"  CPU per check: {shares['machine']:.1f} ms in all, of which "
+        + ", ".join(f"{kind} {value:.1f}" for kind, value in shares.items() if kind != "machine")
+    )
     print()
     print(f"Metric calls through one warm sandbox: {calls['cases']} cases of the trivial metric")
     print(
@@ -714,8 +737,8 @@ def main() -> int:
     print()
     print("Memory (RSS counts shared pages in every process; PSS splits them)")
     print(
-        f"  an idle warm sandbox: {idle['processes']} processes (bwrap, its init, the warm "
-        f"interpreter, 3 case processes forked ahead), RSS {idle['rss'] / (1 << 20):.1f} MiB, "
+        f"  an idle warm sandbox ({idle['made_by']}): {idle['processes']} processes "
+        f"({idle['which']}), RSS {idle['rss'] / (1 << 20):.1f} MiB, "
         f"PSS {idle['pss'] / (1 << 20):.1f} MiB"
     )
     for name, used in sorted(workers.items()):
