@@ -7,6 +7,7 @@ import socket
 import time
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -18,6 +19,16 @@ from metrics_app.models import Check, FeedbackReview, Metric, MetricVersion
 from metrics_app.starters import STARTERS
 
 logger = logging.getLogger(__name__)
+
+# The worker's tasks (metrics_app.tasks), sent by name: the tasks call these services, and
+# these services never import the tasks back.
+RUN_CHECK_TASK = "metrics_app.run_check"
+RUN_REVIEW_TASK = "metrics_app.review_feedback"
+
+
+def _enqueue(task: str, pk: int) -> None:
+    current_app.send_task(task, args=(pk,))
+
 
 # How often a running check's partial result is written (the final one always is).
 PROGRESS_EVERY_S = 0.25
@@ -121,8 +132,6 @@ def check_create(
     Enqueueing on commit means a worker can never pick up an id whose row it cannot
     see yet, and a rolled-back request enqueues nothing.
     """
-    from metrics_app.tasks import run_check_task
-
     check = Check.objects.create(
         owner=owner,
         source=source,
@@ -139,7 +148,7 @@ def check_create(
     )
     # robust: with the broker down the request still succeeds; the row stays queued
     # and checks_requeue_lost() sends it once the broker is back.
-    transaction.on_commit(lambda: run_check_task.delay(check.pk), robust=True)
+    transaction.on_commit(lambda: _enqueue(RUN_CHECK_TASK, check.pk), robust=True)
     return check
 
 
@@ -327,8 +336,6 @@ def checks_requeue_lost() -> int:
     Each is re-sent at most once per interval: the conditional update decides which
     sweeper sends it, and the worker's claim makes any duplicate a no-op.
     """
-    from metrics_app.tasks import run_check_task
-
     now = timezone.now()
     cutoff = now - timedelta(seconds=settings.CHECK_REQUEUE_AFTER_S)
     sent = 0
@@ -338,7 +345,7 @@ def checks_requeue_lost() -> int:
             pk=check_id, status=Check.Status.QUEUED, enqueued_at__lt=cutoff
         ).update(enqueued_at=now)
         if mine:
-            run_check_task.delay(check_id)
+            _enqueue(RUN_CHECK_TASK, check_id)
             sent += 1
     if sent:
         logger.warning("re-sent %s queued check(s) to the broker", sent)
@@ -374,8 +381,6 @@ class ReviewRefused(Exception):
 @transaction.atomic
 def review_request(check: Check, case_index: int, *, language: str = "en") -> FeedbackReview:
     """Queue the reflection model's review of one case's feedback."""
-    from metrics_app.tasks import run_review_task
-
     model = check.reflection_model or (
         check.metric_version.metric.reflection_model if check.metric_version else ""
     )
@@ -388,7 +393,7 @@ def review_request(check: Check, case_index: int, *, language: str = "en") -> Fe
     review = FeedbackReview.objects.create(
         contract_check=check, case_index=case_index, model=model, language=language
     )
-    transaction.on_commit(lambda: run_review_task.delay(review.pk), robust=True)
+    transaction.on_commit(lambda: _enqueue(RUN_REVIEW_TASK, review.pk), robust=True)
     return review
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from metrics_app import services, worker  # noqa: F401 - registers worker signals
+from metrics_app import services
 
 
-@shared_task(name="metrics_app.run_check", ignore_result=True)
+@shared_task(name=services.RUN_CHECK_TASK, ignore_result=True)
 def run_check_task(check_id: int) -> None:
     services.check_execute(check_id)
 
 
-@shared_task(name="metrics_app.review_feedback", ignore_result=True)
+@shared_task(name=services.RUN_REVIEW_TASK, ignore_result=True)
 def run_review_task(review_id: int) -> None:
     services.review_execute(review_id)

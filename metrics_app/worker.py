@@ -1,4 +1,8 @@
-"""Worker start-up: the sandbox self-test, orphan reaping, and a status command for /healthz."""
+"""Worker start-up: the sandbox self-test, orphan reaping, and a status command for /healthz.
+
+Imported by the Celery app only when a worker starts (skynet_web.celery), which connects
+the signal handlers below; nothing else imports it.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,6 @@ import threading
 from celery.signals import (
     task_postrun,
     task_prerun,
-    worker_init,
     worker_process_init,
     worker_process_shutdown,
     worker_ready,
@@ -23,8 +26,8 @@ from metrics_app import sandboxing, services
 logger = logging.getLogger(__name__)
 
 
-@worker_init.connect
-def _self_test_at_start(**kwargs) -> None:
+def start() -> None:
+    """At worker start (skynet_web.celery), once this module's handlers are connected."""
     sandboxing.run_self_test()
 
 

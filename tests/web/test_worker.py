@@ -79,3 +79,20 @@ def test_one_heartbeat_thread_keeps_every_running_check_alive_and_only_while_it_
         assert beat_of(second) > ended
     assert beat_of(first) == ended  # no beat once its block is over
     assert first.pk not in heartbeats.beat_once() and second.pk not in heartbeats.beat_once()
+
+
+def test_a_web_process_wires_up_no_worker_signal():
+    """Importing the URLs, views, services and tasks (as the web server does) leaves the
+    worker's module unimported: its handlers are connected only when a worker starts."""
+    import subprocess
+    import sys
+
+    code = (
+        "import django, sys; django.setup()\n"
+        "import skynet_web.urls, metrics_app.tasks, metrics_app.services, submissions.views\n"
+        "print('metrics_app.worker' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "False", done.stderr
