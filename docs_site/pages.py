@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from django.conf import settings
 from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
@@ -24,7 +25,8 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
-LANGUAGES = ("en", "es", "hi")
+# The site's languages (settings.LANGUAGES): every page exists in each.
+LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
 # Sidebar order.
 SLUGS = (
     "concepts/scorers",

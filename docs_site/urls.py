@@ -2,11 +2,13 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from docs_site import views
+from docs_site import pages, views
+
+_LANGUAGE = "|".join(pages.LANGUAGES)
 
 urlpatterns = [
     path("", views.docs_index, name="docs_index"),
     re_path(
-        r"^(?P<language>en|es|hi)/(?P<slug>[a-z]+/[a-z-]+)$", views.docs_page, name="docs_page"
+        rf"^(?P<language>{_LANGUAGE})/(?P<slug>[a-z]+/[a-z-]+)$", views.docs_page, name="docs_page"
     ),
 ]

@@ -26,7 +26,6 @@ from fractions import Fraction
 
 from providers.catalogue import Model
 
-LIMITS = ("calls", "tokens", "usd")
 logger = logging.getLogger(__name__)
 
 

@@ -28,7 +28,6 @@ from skynet_web.private_files import private_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
-RUNTIME_DIR = BASE_DIR / "runtime"
 # The Redis server that `manage.py serve` starts when REDIS_URL is unset listens here.
 EMBEDDED_REDIS_SOCKET = VAR_DIR / "redis.sock"
 

@@ -17,8 +17,7 @@ import json
 import zipfile
 from pathlib import Path
 
-from django.conf import settings
-
+from contract.runtime_path import RUNTIME_DIR
 from metrics_app.models import Check
 from submissions import rules, services
 from submissions.models import Dataset, Draft, Run
@@ -58,7 +57,7 @@ metric = as_dspy_metric(score, input_fields=INPUT_FIELDS, output_fields=OUTPUT_F
 
 
 def _runtime_dir() -> Path:
-    return Path(settings.BASE_DIR) / "runtime" / "skynet"
+    return Path(RUNTIME_DIR) / "skynet"
 
 
 def build(*, config: dict, metric_source: str, dataset: Dataset, check: Check) -> bytes:

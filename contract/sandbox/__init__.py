@@ -67,7 +67,6 @@ from contract.sandbox.config import (
     SandboxConfig,
     sandbox_env,
 )
-from contract.sandbox.detect import _DROP_PRIVILEGES_SRC as _DROP_PRIVILEGES_SRC
 from contract.sandbox.detect import active_layers, availability
 from contract.sandbox.errors import REASONS, SandboxUnavailable
 from contract.sandbox.launch import case_group, limits_for, prepare, zygote_possible

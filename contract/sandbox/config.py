@@ -14,10 +14,10 @@ import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 # The stable layer codes, in order: defined with the child, which reports them too.
+from contract.runtime_path import RUNTIME_DIR
 from skynet._confine import LAYERS as LAYERS
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ SLOT_UID_BASE = 60000
 # Where the runtime folder appears inside the sandbox (the host path stays hidden).
 RUNTIME_MOUNT = "/opt/skynet"
 
-DEFAULT_RUNTIME_DIR = str(Path(__file__).resolve().parents[2] / "runtime")
+DEFAULT_RUNTIME_DIR = RUNTIME_DIR  # contract.runtime_path: the one place that knows it
 
 # Without a cgroup, the check's memory is split between this many processes (bwrap's own
 # init among them), each limited to memory_mb / FALLBACK_PROCESSES of address space, so

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from contract import sandbox
+from contract.sandbox import detect
 
 from .conftest import (
     TEST_UID,
@@ -306,7 +307,7 @@ def test_privilege_drop_trampoline_without_setpriv():
     """The fallback used when util-linux setpriv is missing: no preexec_fn either."""
     requires_root()
     python = sandbox.SandboxConfig().python
-    argv = [python, "-I", "-S", "-c", sandbox._DROP_PRIVILEGES_SRC, str(TEST_UID), "65534"]
+    argv = [python, "-I", "-S", "-c", detect._DROP_PRIVILEGES_SRC, str(TEST_UID), "65534"]
     argv += [python, "-c", "import os; print(os.getresuid(), os.getresgid(), os.getgroups())"]
     out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout.strip()
     assert out == f"{(TEST_UID,) * 3} {(65534,) * 3} []"
