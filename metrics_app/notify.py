@@ -16,8 +16,6 @@ import time
 import redis
 from django.conf import settings
 
-from skynet_web.env import redis_py_url
-
 logger = logging.getLogger(__name__)
 
 POLL_S = 0.25
@@ -30,7 +28,7 @@ def _redis() -> redis.Redis:
     with _client_lock:
         if _client is None:
             _client = redis.Redis.from_url(
-                redis_py_url(settings.REDIS_URL), socket_connect_timeout=2, socket_timeout=5
+                settings.REDIS_PY_URL, socket_connect_timeout=2, socket_timeout=5
             )
         return _client
 

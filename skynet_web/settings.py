@@ -92,6 +92,8 @@ INSTALLED_APPS = [
     "metrics_app",
     "submissions",
     "docs_site",
+    # The project itself: sign-up and log-in, /healthz, the language middleware and `serve`.
+    "skynet_web",
 ]
 
 MIDDLEWARE = [
@@ -102,7 +104,7 @@ MIDDLEWARE = [
     # Before the language is chosen: a signed-in user's saved language is one of the
     # inputs, so request.user must exist (it is lazy and only needs the session).
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "metrics_app.language.PreferredLanguageMiddleware",
+    "skynet_web.language.PreferredLanguageMiddleware",
     # After sessions and the saved preference, and before CommonMiddleware, which
     # redirects unknown paths and must see the language prefix already resolved.
     "django.middleware.locale.LocaleMiddleware",
@@ -131,12 +133,15 @@ AXES_VERBOSE = False
 # Sign-up rate limiting per client address (REMOTE_ADDR; IPv6 by /64), counted by
 # django-ratelimit in Redis so the count holds across every web process. The view counts
 # every sign-up POST and refuses the ones past SIGNUP_RATE_PER_HOUR.
+# REDIS_URL as redis-py takes it (a unix socket URL included): the live panel's news
+# (metrics_app.notify) and the sign-up limit's cache.
+REDIS_PY_URL = redis_py_url(REDIS_URL)
 CACHES = {
     # Nothing else is cached yet; the default stays per process and needs no Redis.
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "ratelimit": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": redis_py_url(REDIS_URL),
+        "LOCATION": REDIS_PY_URL,
         "KEY_PREFIX": "skynet",
         # A Redis that is down must refuse a sign-up quickly, not hang it.
         "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
@@ -163,7 +168,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "metrics_app.context_processors.sandbox_mode",
+                "skynet_web.context_processors.sandbox_mode",
             ],
         },
     },

@@ -4,7 +4,7 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 
-from metrics_app import health, language
+from skynet_web import health, language
 
 urlpatterns = [
     # Machine-facing: no language prefix, no session.
@@ -16,7 +16,7 @@ urlpatterns = [
 
 urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
-    path("accounts/", include("metrics_app.account_urls")),
+    path("accounts/", include("skynet_web.account_urls")),
     path("", include("submissions.urls")),
     path("", include("metrics_app.urls")),
 )

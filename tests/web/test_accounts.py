@@ -5,8 +5,8 @@ import redis
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from metrics_app.management.commands.serve import DEMO_USERNAME, ensure_demo_account
 from skynet_web.env import redis_py_url
+from skynet_web.management.commands.serve import DEMO_USERNAME, ensure_demo_account
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("signup_counts")]
 

@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from metrics_app.signup_limits import Refusal, signup_refusal
+from skynet_web.signup_limits import Refusal, signup_refusal
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from metrics_app import account_views
+from skynet_web import account_views
 
 urlpatterns = [
     path("signup/", account_views.signup, name="signup"),
