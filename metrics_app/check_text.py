@@ -470,5 +470,14 @@ def review_refusal(code: str) -> str:
     return fill(REVIEW_REFUSALS.get(code, UNKNOWN), {"code": code})
 
 
+# A feedback review is one paid call, held to the model budget of one check.
+REVIEW_OVER_BUDGET = _(
+    "This review would go over the model budget of one check, so it was not sent. "
+    "A shorter case or shorter feedback fits."
+)
+
+
 def model_error_message(code: str, message: str) -> str:
+    if code == "review_over_budget":
+        return str(REVIEW_OVER_BUDGET)
     return problem_message("model_error", {"code": code, "message": message})

@@ -400,6 +400,7 @@ def review_request(check: Check, case_index: int, *, language: str = "en") -> Fe
 def review_execute(review_id: int) -> None:
     """Ask the reflection model; the row is claimed like a check, so redelivery is a no-op."""
     from contract.cases import DEFAULT_CASES
+    from providers.budget import Budget, BudgetExceeded
     from providers.catalogue import ModelChoiceError
     from providers.clients import ProviderError
     from providers.review import review_feedback
@@ -426,12 +427,16 @@ def review_execute(review_id: int) -> None:
             language=review.language,
             env=model_choices.catalogue().env,
             timeout_s=settings.MODEL_TIMEOUT_S,
+            # A paid call: held to one check's model budget, its output capped to what fits.
+            budget=Budget(model_choices.limits()),
         )
         outcome = {"status": FeedbackReview.Status.DONE, "text": text, "usage": usage}
     except ModelChoiceError as exc:
         outcome.update(error_code=exc.code, error_message=exc.message)
     except ProviderError as exc:
         outcome.update(error_code=exc.code, error_message=exc.message)
+    except BudgetExceeded as exc:
+        outcome.update(error_code="review_over_budget", error_message=exc.limit)
     except Exception:
         logger.exception("feedback review %s failed", review_id)
         outcome.update(error_code="handler_error", error_message="")

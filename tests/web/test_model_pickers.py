@@ -158,3 +158,27 @@ def test_another_users_review_is_404(client, outsider, owner, metric, models):
     check = _judge_check(owner, metric, reflection_model="openai/test-gpt")
     client.force_login(outsider)
     assert client.post(f"/en/checks/{check.pk}/cases/0/review/").status_code == 404
+
+
+def test_a_review_is_held_to_one_checks_model_budget(
+    owner, owner_client, metric, models, settings, django_capture_on_commit_callbacks
+):
+    check = _judge_check(owner, metric, reflection_model="openai/test-gpt")
+    sent_before = len(models.requests)
+    settings.CHECK_MAX_MODEL_TOKENS = 50  # far less than the review's prompt
+    with django_capture_on_commit_callbacks(execute=False):
+        owner_client.post(f"/en/checks/{check.pk}/cases/1/review/", HTTP_HX_REQUEST="true")
+    review = check.reviews.get()
+    services.review_execute(review.pk)
+    review.refresh_from_db()
+    assert (review.status, review.error_code) == ("failed", "review_over_budget")
+    assert len(models.requests) == sent_before  # refused before any request was made
+    for language, words in (
+        ("en", "This review would go over the model budget of one check"),
+        ("es", "Esta revisión superaría el presupuesto de modelo"),
+        ("hi", "यह समीक्षा एक जाँच के मॉडल बजट से आगे"),
+    ):
+        poll = owner_client.get(
+            f"/{language}/checks/{check.pk}/reviews/{review.pk}/", HTTP_HX_REQUEST="true"
+        )
+        assert words in poll.content.decode()
