@@ -422,6 +422,10 @@ REFUSALS = {
     "too_many_active": _(
         "You already have %(limit)s checks queued or running. Wait for one to finish."
     ),
+    "reviews_rate_limited": _(
+        "You have asked for %(limit)s feedback reviews in the last minute. Wait a moment, "
+        "then ask again."
+    ),
 }
 
 

@@ -177,3 +177,23 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return f"profile of {self.user}"
+
+
+class RateBucket(models.Model):
+    """A user's allowance of one kind of request (metrics_app.limits): `tokens` left at
+    `refilled_at`, refilled continuously up to the per-minute rate."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rate_buckets"
+    )
+    kind = models.CharField(max_length=16)
+    tokens = models.FloatField()
+    refilled_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "kind"], name="one_bucket_per_kind")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} allowance of {self.owner_id}"

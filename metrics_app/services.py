@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from metrics_app import heartbeats, model_choices, notify, sandboxing
+from metrics_app import heartbeats, limits, model_choices, notify, sandboxing
 from metrics_app.models import Check, FeedbackReview, Metric, MetricVersion
 from metrics_app.starters import STARTERS
 
@@ -101,16 +101,15 @@ def metric_restore(metric: Metric, version: MetricVersion) -> MetricVersion:
 
 
 def check_allowed(owner: AbstractBaseUser) -> None:
-    recent = Check.objects.filter(
-        owner=owner, created_at__gte=timezone.now() - timedelta(minutes=1)
-    ).count()
-    if recent >= settings.CHECK_RATE_PER_MINUTE:
-        raise CheckRefused("rate_limited", settings.CHECK_RATE_PER_MINUTE)
+    """Raise CheckRefused when `owner` may not start a check now (it takes one from the
+    user's check allowance when it may)."""
     active = Check.objects.filter(
         owner=owner, status__in=(Check.Status.QUEUED, Check.Status.RUNNING)
     ).count()
     if active >= settings.CHECK_MAX_ACTIVE_PER_USER:
         raise CheckRefused("too_many_active", settings.CHECK_MAX_ACTIVE_PER_USER)
+    if not limits.take(owner, limits.CHECK, per_minute=settings.CHECK_RATE_PER_MINUTE):
+        raise CheckRefused("rate_limited", settings.CHECK_RATE_PER_MINUTE)
 
 
 def check_create(
@@ -389,7 +388,8 @@ def review_request(check: Check, case_index: int, *, language: str = "en") -> Fe
     cases = (check.result or {}).get("cases", [])
     if not check.is_final or case_index >= len(cases) or cases[case_index].get("feedback") is None:
         raise ReviewRefused("not_reviewable")
-    check_allowed(check.owner)
+    if not limits.take(check.owner, limits.REVIEW, per_minute=settings.REVIEW_RATE_PER_MINUTE):
+        raise CheckRefused("reviews_rate_limited", settings.REVIEW_RATE_PER_MINUTE)
     review = FeedbackReview.objects.create(
         contract_check=check, case_index=case_index, model=model, language=language
     )

@@ -307,5 +307,7 @@ try:
     SWEEP_EVERY_S = env_int("SKYNET_SWEEP_EVERY_S", 10, minimum=1)
     CHECK_RATE_PER_MINUTE = env_int("SKYNET_CHECK_RATE_PER_MINUTE", 30, minimum=1)
     CHECK_MAX_ACTIVE_PER_USER = env_int("SKYNET_CHECK_MAX_ACTIVE", 3, minimum=1)
+    # "Review my feedback" asks the reflection model: a paid call, limited per user.
+    REVIEW_RATE_PER_MINUTE = env_int("SKYNET_REVIEW_RATE_PER_MINUTE", 10, minimum=1)
 except ConfigError as exc:
     raise SystemExit(f"Configuration error: {exc}") from None

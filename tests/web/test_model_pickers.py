@@ -182,3 +182,17 @@ def test_a_review_is_held_to_one_checks_model_budget(
             f"/{language}/checks/{check.pk}/reviews/{review.pk}/", HTTP_HX_REQUEST="true"
         )
         assert words in poll.content.decode()
+
+
+def test_feedback_reviews_are_limited_per_user(
+    owner, owner_client, metric, models, settings, django_capture_on_commit_callbacks
+):
+    check = _judge_check(owner, metric, reflection_model="openai/test-gpt")
+    settings.REVIEW_RATE_PER_MINUTE = 2
+    url = f"/en/checks/{check.pk}/cases/1/review/"
+    with django_capture_on_commit_callbacks(execute=False):
+        answers = [owner_client.post(url, HTTP_HX_REQUEST="true") for _ in range(3)]
+    assert check.reviews.count() == 2
+    assert "You have asked for 2 feedback reviews in the last minute." in (
+        answers[-1].content.decode()
+    )
