@@ -80,6 +80,10 @@ def metric_detail(request: HttpRequest, pk: int) -> HttpResponse:
             check = selectors.get_check_for_user(request.user, int(request.GET["check"]))
         except ValueError:
             raise Http404 from None
+        # ?check= names a check of this metric; any other (another metric's, a wizard's)
+        # is not this page's to show.
+        if check.metric_version is None or check.metric_version.metric_id != metric.pk:
+            raise Http404
     else:
         check = selectors.checks_for_metric(metric, limit=1).first()
     editor = EditorForm(

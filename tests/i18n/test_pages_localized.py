@@ -97,7 +97,9 @@ def world(owner, outsider):
     check.result = run_check(source, timeout_s=10).to_dict()
     check.save()
     failing = "def score(input, output):\n    return 0.8, 'Close.'\n"
-    bad = Check.objects.create(owner=owner, source=failing, status="failed")
+    bad = Check.objects.create(
+        owner=owner, source=failing, metric_version=metric.latest_version, status="failed"
+    )
     bad.result = run_check(failing, timeout_s=10).to_dict()
     bad.save()
     return {

@@ -139,6 +139,15 @@ def test_running_without_javascript_redirects_to_the_result(owner_client, metric
     assert response["Location"] == f"/en/metrics/{metric.pk}/?check={check.pk}#check"
 
 
+def test_a_result_link_shows_only_a_check_of_this_metric(owner, owner_client, metric):
+    other = services.metric_create(owner=owner, name="other", starter="exact_match")
+    owner_client.post(f"/en/metrics/{other.pk}/save/", editor_data(action="run"))
+    theirs = Check.objects.get()
+    assert owner_client.get(f"/en/metrics/{other.pk}/?check={theirs.pk}").status_code == 200
+    # The same user's check, but of another metric: not this page's to show.
+    assert owner_client.get(f"/en/metrics/{metric.pk}/?check={theirs.pk}").status_code == 404
+
+
 def _finish(check: Check, source: str = EXACT_MATCH) -> Check:
     result = run_check(source, timeout_s=10)
     check.status = Check.Status.PASSED if result.passed else Check.Status.FAILED
