@@ -202,6 +202,17 @@ def run_config(draft: Draft, *, split_rows: bool = True) -> dict:
 
 
 @transaction.atomic
+def draft_delete(draft: Draft) -> bool:
+    """Delete a draft that was never submitted; False (and nothing deleted) for one that
+    was. Under the row lock a submit takes, so the two cannot cross."""
+    locked = Draft.objects.select_for_update().get(pk=draft.pk)
+    if Run.objects.filter(draft=locked).exists():
+        return False
+    locked.delete()
+    return True
+
+
+@transaction.atomic
 def run_submit(draft: Draft, *, name: str = "") -> Run:
     """Queue a run of the draft as it is now; SubmitRefused unless its check passed.
 

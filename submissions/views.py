@@ -296,8 +296,7 @@ def draft_submit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def draft_delete(request: HttpRequest, pk: int) -> HttpResponse:
     draft = selectors.get_draft_for_user(request.user, pk)
-    if not draft.submitted:
-        draft.delete()
+    if services.draft_delete(draft):
         messages.success(request, _("Draft deleted."))
     return redirect("draft_list")
 

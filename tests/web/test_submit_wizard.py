@@ -704,3 +704,18 @@ def test_another_users_draft_and_run_are_404(
     assert Draft.objects.filter(pk=other.pk).exists()
     assert "theirs" not in client.get("/en/runs/").content.decode()
     assert run.name not in client.get("/en/runs/").content.decode()
+
+
+def test_a_draft_is_deleted_until_it_is_submitted(
+    owner_client, draft, saved_metric, session_models, django_capture_on_commit_callbacks
+):
+    spare = services.draft_create(owner=draft.owner)
+    response = owner_client.post(f"/en/submit/{spare.pk}/delete/", follow=True)
+    assert "Draft deleted." in response.content.decode()
+    assert not Draft.objects.filter(pk=spare.pk).exists()
+    fill_to_check(owner_client, draft, saved_metric)
+    run_check_now(owner_client, draft, django_capture_on_commit_callbacks)
+    owner_client.post(f"/en/submit/{draft.pk}/submit/")
+    response = owner_client.post(f"/en/submit/{draft.pk}/delete/", follow=True)
+    assert "Draft deleted." not in response.content.decode()
+    assert Draft.objects.filter(pk=draft.pk).exists() and Run.objects.get().draft_id == draft.pk
