@@ -15,7 +15,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from metrics_app import heartbeats, limits, model_choices, notify, sandboxing
-from metrics_app.models import Check, FeedbackReview, Metric, MetricVersion
+from metrics_app.models import Check, FeedbackReview, Metric, MetricVersion, Profile
 from metrics_app.starters import STARTERS
 
 logger = logging.getLogger(__name__)
@@ -98,6 +98,11 @@ def metric_restore(metric: Metric, version: MetricVersion) -> MetricVersion:
     """Restoring never rewrites history: the old text becomes the newest version."""
     restored, _created = metric_save(metric, source=version.source)
     return restored
+
+
+def profile_set_language(user: AbstractBaseUser, language: str) -> None:
+    """Remember the interface language `user` chose last (one of settings.LANGUAGES)."""
+    Profile.objects.update_or_create(user=user, defaults={"language": language})
 
 
 def check_allowed(owner: AbstractBaseUser) -> None:

@@ -13,6 +13,7 @@ from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from metrics_app import services
 from metrics_app.models import Profile
 
 CODES = [code for code, _name in settings.LANGUAGES]
@@ -70,7 +71,7 @@ def switch_language(request: HttpRequest) -> HttpResponse:
         with translation.override(language):
             target = reverse("home")
     if request.user.is_authenticated:
-        Profile.objects.update_or_create(user=request.user, defaults={"language": language})
+        services.profile_set_language(request.user, language)
     response = HttpResponseRedirect(same_page_in(target, language))
     response.set_cookie(
         settings.LANGUAGE_COOKIE_NAME,
