@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from contract import sandbox
 from contract.runtime_path import RUNTIME_DIR
-from contract.zygote import Zygote
+from contract.zygote import Zygote, launch_on_socket, stderr_tail
 from skynet import wire
 
 log = logging.getLogger("contract.warm")
@@ -88,10 +88,7 @@ class _Launched:
         return found
 
     def stderr_tail(self) -> str:
-        with contextlib.suppress(Exception):
-            self.proc.kill()
-            return (self.proc.communicate(timeout=2)[1] or b"").decode("utf-8", "replace")[-300:]
-        return ""
+        return stderr_tail(self.proc)
 
     def kill(self) -> bool:
         try:
@@ -128,31 +125,9 @@ class WarmSandbox:
     ) -> WarmSandbox:
         """Start a sandbox and wait until it is ready. Raises SandboxUnavailable when no
         sandbox can be had here, WarmStartFailed when this one did not come up."""
-        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            launch = sandbox.prepare(
-                runtime_dir,
-                WARM_SCRIPT,
-                [str(child.fileno())],
-                timeout_s=WARM_CPU_WINDOW_S,
-                config=config,
-            )
-            try:
-                proc = launch.popen(
-                    pass_fds=(child.fileno(),),
-                    cwd="/",
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
-                )
-            except BaseException:
-                launch.release()
-                raise
-        except BaseException:
-            parent.close()
-            raise
-        finally:
-            child.close()
+        launch, proc, parent = launch_on_socket(
+            runtime_dir, WARM_SCRIPT, timeout_s=WARM_CPU_WINDOW_S, config=config
+        )
         return cls._ready(_Launched(launch, proc), parent, prefork)
 
     @classmethod

@@ -26,7 +26,6 @@ import socket
 import struct
 import subprocess
 import threading
-import time
 
 from contract import sandbox
 from contract.runtime_path import RUNTIME_DIR
@@ -43,6 +42,48 @@ _UCRED = struct.Struct("iII")  # struct ucred: pid, uid, gid
 
 class ZygoteFailed(RuntimeError):
     """The zygote, or a sandbox it was asked for, did not come up."""
+
+
+def launch_on_socket(
+    runtime_dir: str, script: str, *, timeout_s: float, config, zygote: bool = False
+) -> tuple[sandbox.Launch, subprocess.Popen, socket.socket]:
+    """Start `script` confined (sandbox.prepare) with a control socket as its argv[1];
+    the launch, the process (stderr piped, for a failed start's reason) and our end."""
+    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        launch = sandbox.prepare(
+            runtime_dir,
+            script,
+            [str(child.fileno())],
+            timeout_s=timeout_s,
+            config=config,
+            zygote=zygote,
+        )
+        try:
+            proc = launch.popen(
+                pass_fds=(child.fileno(),),
+                cwd="/",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+        except BaseException:
+            launch.release()
+            raise
+    except BaseException:
+        parent.close()
+        raise
+    finally:
+        child.close()
+    return launch, proc, parent
+
+
+def stderr_tail(proc: subprocess.Popen) -> str:
+    """What a process that failed to start wrote last (it is killed first)."""
+    with contextlib.suppress(Exception):
+        proc.kill()
+        return (proc.communicate(timeout=2)[1] or b"").decode("utf-8", "replace")[-300:]
+    return ""
 
 
 class Spawned:
@@ -119,28 +160,9 @@ class Zygote:
     def start(cls, config: sandbox.SandboxConfig, runtime_dir: str = RUNTIME_DIR) -> Zygote:
         """Start a zygote and wait until it is ready. Raises SandboxUnavailable when no
         sandbox can be had here, ZygoteFailed when the zygote did not come up."""
-        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            launch = sandbox.prepare(
-                runtime_dir,
-                ZYGOTE_SCRIPT,
-                [str(child.fileno())],
-                timeout_s=START_TIMEOUT_S,
-                config=config,
-                zygote=True,
-            )
-            proc = launch.popen(
-                pass_fds=(child.fileno(),),
-                cwd="/",
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-        except BaseException:
-            parent.close()
-            raise
-        finally:
-            child.close()
+        launch, proc, parent = launch_on_socket(
+            runtime_dir, ZYGOTE_SCRIPT, timeout_s=START_TIMEOUT_S, config=config, zygote=True
+        )
         zygote = cls(config, launch, proc, parent)
         try:
             parent.settimeout(START_TIMEOUT_S)
@@ -161,10 +183,7 @@ class Zygote:
         return zygote
 
     def _stderr_tail(self) -> str:
-        with contextlib.suppress(Exception):
-            self.proc.kill()
-            return (self.proc.communicate(timeout=2)[1] or b"").decode("utf-8", "replace")[-300:]
-        return ""
+        return stderr_tail(self.proc)
 
     @property
     def alive(self) -> bool:
@@ -232,29 +251,15 @@ class Zygote:
 def _hello(sock: socket.socket) -> int:
     """Read the new sandbox's hello; the host pid of its init, from the credentials."""
     sock.settimeout(SPAWN_TIMEOUT_S)
-    deadline = time.monotonic() + SPAWN_TIMEOUT_S
-    data, ancillary, _flags, _addr = sock.recvmsg(4, socket.CMSG_SPACE(_UCRED.size))
+    frame, ancillary = wire.recv_with_ancillary(sock, socket.CMSG_SPACE(_UCRED.size))
+    sock.settimeout(None)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 0)
     pid = None
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
             pid = _UCRED.unpack(payload[: _UCRED.size])[0]
-    while data and len(data) < 4 and time.monotonic() < deadline:
-        more = sock.recv(4 - len(data))
-        if not more:
-            break
-        data += more
-    if len(data) < 4:
+    if frame is None:
         raise wire.ProtocolError("truncated_frame")
-    size = int.from_bytes(data, "big")
-    body = b""
-    while len(body) < size:
-        chunk = sock.recv(size - len(body))
-        if not chunk:
-            raise wire.ProtocolError("truncated_frame")
-        body += chunk
-    frame = wire.decode_body(body)
-    sock.settimeout(None)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 0)
     if frame.get("type") != "hello" or not pid or pid <= 0:
         raise wire.ProtocolError(f"no hello: {frame.get('type')}")
     return pid

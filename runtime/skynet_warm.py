@@ -32,7 +32,6 @@ again.
 
 from __future__ import annotations
 
-import array
 import ctypes
 import gc
 import os
@@ -58,30 +57,10 @@ def _prctl(option: int, value: int) -> None:
 
 def _recv_frame(sock: socket.socket) -> tuple[dict | None, list[int]]:
     """One frame and the descriptors that came with its first byte."""
-    fds = array.array("i")
-    header, ancillary, _flags, _addr = sock.recvmsg(
-        4, socket.CMSG_SPACE(_FDS_PER_CASE * fds.itemsize)
+    frame, ancillary = wire.recv_with_ancillary(
+        sock, socket.CMSG_SPACE(_FDS_PER_CASE * 4), limit=wire.MAX_JOB_FRAME
     )
-    for level, kind, data in ancillary:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
-    if not header:
-        return None, list(fds)
-    while len(header) < 4:
-        more = sock.recv(4 - len(header))
-        if not more:
-            raise wire.ProtocolError("truncated_frame")
-        header += more
-    size = int.from_bytes(header, "big")
-    if size > wire.MAX_JOB_FRAME:
-        raise wire.ProtocolError("frame_too_large")
-    body = bytearray()
-    while len(body) < size:
-        chunk = sock.recv(min(size - len(body), 1 << 20))
-        if not chunk:
-            raise wire.ProtocolError("truncated_frame")
-        body += chunk
-    return wire.decode_body(bytes(body)), list(fds)
+    return frame, wire.descriptors(ancillary)
 
 
 def _case_child(

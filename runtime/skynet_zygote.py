@@ -37,7 +37,6 @@ and on the check's own control socket, before the script speaks:
 
 from __future__ import annotations
 
-import array
 import binascii  # noqa: F401 - skynet._confine decodes the syscall filter with it
 import contextlib
 import ctypes
@@ -227,30 +226,8 @@ def _spawn(zygote: socket.socket, frame: dict, fds: list[int], tmp_size: int) ->
 
 
 def _recv_spawn(sock: socket.socket) -> tuple[dict | None, list[int]]:
-    fds = array.array("i")
-    header, ancillary, _flags, _addr = sock.recvmsg(
-        4, socket.CMSG_SPACE(_FDS_PER_SPAWN * fds.itemsize)
-    )
-    for level, kind, data in ancillary:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
-    if not header:
-        return None, list(fds)
-    while len(header) < 4:
-        more = sock.recv(4 - len(header))
-        if not more:
-            raise wire.ProtocolError("truncated_frame")
-        header += more
-    size = int.from_bytes(header, "big")
-    if size > wire.MAX_FRAME:
-        raise wire.ProtocolError("frame_too_large")
-    body = b""
-    while len(body) < size:
-        chunk = sock.recv(size - len(body))
-        if not chunk:
-            raise wire.ProtocolError("truncated_frame")
-        body += chunk
-    return wire.decode_body(body), list(fds)
+    frame, ancillary = wire.recv_with_ancillary(sock, socket.CMSG_SPACE(_FDS_PER_SPAWN * 4))
+    return frame, wire.descriptors(ancillary)
 
 
 def serve(control: socket.socket, tmp_size: int) -> None:

@@ -7,6 +7,7 @@ format cannot drift.
 
 from __future__ import annotations
 
+import array
 import json
 import socket
 import struct
@@ -83,6 +84,35 @@ def recv(sock: socket.socket, *, limit: int = MAX_FRAME) -> dict | None:
     if body is None:
         raise ProtocolError("truncated_frame")
     return decode_body(body)
+
+
+def recv_with_ancillary(
+    sock: socket.socket, ancillary_size: int, *, limit: int = MAX_FRAME
+) -> tuple[dict | None, list[tuple[int, int, bytes]]]:
+    """Read one frame and the ancillary data (descriptors, credentials) that came with
+    its first bytes; (None, ancillary) on a clean end of stream."""
+    header, ancillary, _flags, _addr = sock.recvmsg(_HEADER.size, ancillary_size)
+    if not header:
+        return None, ancillary
+    rest = _recv_exactly(sock, _HEADER.size - len(header)) if len(header) < _HEADER.size else b""
+    if rest is None:
+        raise ProtocolError("truncated_frame")
+    (size,) = _HEADER.unpack(header + rest)
+    if size > limit:
+        raise ProtocolError("frame_too_large")
+    body = _recv_exactly(sock, size)
+    if body is None:
+        raise ProtocolError("truncated_frame")
+    return decode_body(body), ancillary
+
+
+def descriptors(ancillary: list[tuple[int, int, bytes]]) -> list[int]:
+    """The file descriptors (SCM_RIGHTS) among recvmsg's ancillary data."""
+    fds = array.array("i")
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
+    return list(fds)
 
 
 class FrameReader:
