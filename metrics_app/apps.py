@@ -1,10 +1,11 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
-from django.utils.translation import gettext_lazy as _
 
 
 class MetricsAppConfig(AppConfig):
+    """The migrations' history of the tables the metrics, checks and skynet_web apps own."""
+
     name = "metrics_app"
-    verbose_name = _("Metric workbench")
+    verbose_name = "Migration history of the metric workbench's first tables"
     default_auto_field = "django.db.models.BigAutoField"

@@ -54,7 +54,7 @@ def main() -> int:
         from django.contrib.auth import get_user_model
         from playwright.sync_api import sync_playwright
 
-        from metrics_app.services import metric_create
+        from metrics.services import metric_create
 
         password = "bench-browser-pass-1"
         owner = get_user_model().objects.create_user(username="browser", password=password)

@@ -348,7 +348,7 @@ def sigterm_as_interrupt() -> None:
 
 
 def wait_final(check_ids: list[int], timeout_s: float, interval_s: float) -> None:
-    from metrics_app.models import Check
+    from checks.models import Check
 
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -376,8 +376,8 @@ def floor_once(python: str, folder: str, processes: int = 1) -> float:
 
 def measure_latency(owner, runs: int, python: str, folder: str) -> dict:
     """One check at a time, each followed by one floor run, so drift hits both alike."""
-    from metrics_app.models import Check
-    from metrics_app.services import check_create
+    from checks.models import Check
+    from checks.services import check_create
 
     total, queue, run, seen, floors, floors3 = [], [], [], [], [], []
     statuses: dict[str, int] = {}
@@ -408,8 +408,8 @@ def measure_throughput(owner, count: int) -> dict:
     from django.db.models import Max
     from django.utils import timezone
 
-    from metrics_app.models import Check
-    from metrics_app.services import check_create
+    from checks.models import Check
+    from checks.services import check_create
 
     cpu_before = cpu_accounting.snapshot()
     started = timezone.now()
@@ -457,13 +457,13 @@ def measure_pages(owner, metric, requests: int) -> dict:
 def measure_calls_in_one_sandbox(cases: int) -> dict:
     """Many cases of the trivial metric through one warm sandbox: calls per second, and
     the floor's per-call cost (one bare interpreter scoring `cases` times)."""
+    from checks import sandbox_pool
     from contract.cases import Case
     from contract.engine import run_check
     from contract.runner import OnDemand
     from contract.warm import WarmSandbox
-    from metrics_app import sandboxing
 
-    config = sandboxing.base_config()
+    config = sandbox_pool.base_config()
     many = [Case({"question": "q"}, "billing", {"label": "billing"})] * cases
 
     class One(OnDemand):
@@ -487,12 +487,12 @@ def measure_calls_in_one_sandbox(cases: int) -> dict:
 def idle_sandbox_memory() -> dict:
     """What one ready, idle warm sandbox holds in memory, made as the worker makes them
     (forked by a zygote where there can be one, else a bubblewrap of its own)."""
+    from checks import sandbox_pool
     from contract import sandbox
     from contract.warm import WarmSandbox
     from contract.zygote import Zygote
-    from metrics_app import sandboxing
 
-    config = sandboxing.base_config()
+    config = sandbox_pool.base_config()
     zygote = Zygote.start(config) if sandbox.zygote_possible(config) else None
     try:
         warm = WarmSandbox.from_zygote(zygote) if zygote else WarmSandbox.start(config)
@@ -639,12 +639,13 @@ def main() -> int:
 
         from django.contrib.auth import get_user_model
 
-        from metrics_app import sandboxing
-        from metrics_app.services import check_create, metric_create
+        from checks import sandbox_pool
+        from checks.services import check_create
+        from metrics.services import metric_create
 
         owner = get_user_model().objects.create_user(username="bench", password=None)
         metric = metric_create(owner=owner, name="bench", starter="exact_match")
-        python = sandboxing.base_config().python
+        python = sandbox_pool.base_config().python
         floor_dir = tempfile.mkdtemp(prefix="skynet-floor-", dir="/tmp")
         (Path(floor_dir) / "metric.py").write_text(TRIVIAL_METRIC)
 

@@ -88,7 +88,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     from django.contrib.auth.models import User
 
-    from metrics_app import services as metric_services
+    from metrics import services as metric_services
     from submissions import services
 
     user = User.objects.create_user("bench", password="bench-pass-123")

@@ -192,7 +192,7 @@ def prepare_users(count: int) -> list[tuple[str, int]]:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
 
-    from metrics_app.services import metric_create
+    from metrics.services import metric_create
 
     User = get_user_model()
     hashed = make_password(PASSWORD)
@@ -206,8 +206,8 @@ def prepare_users(count: int) -> list[tuple[str, int]]:
 
 def editor_form() -> tuple[str, dict]:
     """The editor's fields as the page posts them, for the exact_match starter."""
-    from metrics_app.forms import CaseForm
-    from metrics_app.starters import STARTERS
+    from metrics.forms import CaseForm
+    from metrics.starters import STARTERS
 
     starter = STARTERS["exact_match"]
     form = {"timeout_s": "20", "reflection_model": "", "metric_model": ""}
@@ -219,7 +219,7 @@ def editor_form() -> tuple[str, dict]:
 
 
 def wait_for_stragglers(timeout_s: float) -> tuple[dict, float]:
-    from metrics_app.models import Check
+    from checks.models import Check
 
     started = time.monotonic()
     while time.monotonic() - started < timeout_s:
@@ -232,7 +232,7 @@ def wait_for_stragglers(timeout_s: float) -> tuple[dict, float]:
 
 
 def db_report(stats: Stats) -> dict:
-    from metrics_app.models import Check
+    from checks.models import Check
 
     rows = list(
         Check.objects.values(

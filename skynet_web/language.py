@@ -13,8 +13,8 @@ from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from metrics_app import services
-from metrics_app.models import Profile
+from skynet_web import profiles
+from skynet_web.models import Profile
 
 CODES = [code for code, _name in settings.LANGUAGES]
 _ALTERNATIVES = "|".join(CODES)
@@ -71,7 +71,7 @@ def switch_language(request: HttpRequest) -> HttpResponse:
         with translation.override(language):
             target = reverse("home")
     if request.user.is_authenticated:
-        services.profile_set_language(request.user, language)
+        profiles.profile_set_language(request.user, language)
     response = HttpResponseRedirect(same_page_in(target, language))
     response.set_cookie(
         settings.LANGUAGE_COOKIE_NAME,

@@ -89,7 +89,10 @@ INSTALLED_APPS = [
     "axes",
     "django_ratelimit",
     "template_partials",
+    # History only: the migrations that created the tables metrics, checks and skynet_web own.
     "metrics_app",
+    "metrics",
+    "checks",
     "submissions",
     "docs_site",
     # The project itself: sign-up and log-in, /healthz, the language middleware and `serve`.
@@ -134,7 +137,7 @@ AXES_VERBOSE = False
 # django-ratelimit in Redis so the count holds across every web process. The view counts
 # every sign-up POST and refuses the ones past SIGNUP_RATE_PER_HOUR.
 # REDIS_URL as redis-py takes it (a unix socket URL included): the live panel's news
-# (metrics_app.notify) and the sign-up limit's cache.
+# (checks.notify) and the sign-up limit's cache.
 REDIS_PY_URL = redis_py_url(REDIS_URL)
 CACHES = {
     # Nothing else is cached yet; the default stays per process and needs no Redis.
@@ -178,7 +181,7 @@ DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite cannot make the folder of its file, so make it private; var/ is this site's
     # own, so a looser one from an older version is tightened. The file itself is made
-    # 0600 on each connection (metrics_app/apps.py).
+    # 0600 on each connection (skynet_web/apps.py).
     _database_dir = Path(DATABASES["default"]["NAME"]).parent
     private_dir(_database_dir, tighten=_database_dir == VAR_DIR)
     # The worker runs in another process, so tests need a file, not an in-memory database.
@@ -283,7 +286,7 @@ CELERY_WORKER_SEND_TASK_EVENTS = False
 # Celery closes every database connection around every task unless told to reuse them:
 # a new connection per check (a new PostgreSQL backend, each time). The worker closes
 # one that failed or outlived CONN_MAX_AGE itself, as Django does around a request
-# (metrics_app.worker); Celery then recycles them only every 2 x this many tasks.
+# (checks.worker); Celery then recycles them only every 2 x this many tasks.
 CELERY_DB_REUSE_MAX = 1000
 
 LOGGING = {

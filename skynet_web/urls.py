@@ -18,5 +18,6 @@ urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
     path("accounts/", include("skynet_web.account_urls")),
     path("", include("submissions.urls")),
-    path("", include("metrics_app.urls")),
+    path("", include("metrics.urls")),
+    path("", include("checks.urls")),
 )

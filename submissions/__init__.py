@@ -1,5 +1,5 @@
 """The submit wizard: drafts, uploaded datasets, the gate (rules), runs and their bundle.
 
-May import metrics_app (a draft's check is a contract check), docs_site and the core;
-never skynet_web (see pyproject's import contracts).
+May import checks (a draft's gate is a contract check), metrics (a draft may use a saved
+version) and the core; never skynet_web (pyproject's import contracts).
 """

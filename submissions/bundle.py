@@ -17,8 +17,8 @@ import json
 import zipfile
 from pathlib import Path
 
+from checks.models import Check
 from contract.runtime_path import RUNTIME_DIR
-from metrics_app.models import Check
 from submissions import rules, services
 from submissions.models import Dataset, Draft, Run
 

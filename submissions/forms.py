@@ -7,8 +7,8 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 import dataset_files
-from metrics_app.forms import ModelPickers, model_field
-from metrics_app.models import MetricVersion
+from checks.forms import ModelPickers, model_field
+from metrics.models import MetricVersion
 from submissions import datasets, rules, text
 from submissions.models import ArtifactKind, Dataset, Draft, Engine
 

@@ -6,7 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from metrics_app.models import Check, MetricVersion
+from checks.models import Check
+from metrics.models import MetricVersion
 
 STEPS = ("artifact", "dataset", "metric", "models", "check", "review")
 # The steps that are forms; the last two show and act on what these saved.

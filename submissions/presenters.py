@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataset_files
-from metrics_app import check_text
-from metrics_app import presenters as check_presenters
+from checks import check_text
+from checks import presenters as check_presenters
 from submissions import datasets, rules, services, text
 from submissions.models import FORM_STEPS, STEPS, Draft
 

@@ -12,8 +12,8 @@ from django.utils import timezone
 from django.utils.formats import date_format
 
 import dataset_files
-from metrics_app import services as metric_services
-from metrics_app.models import Check
+from checks import services as check_services
+from checks.models import Check
 from submissions.datasets import (
     PREVIEW_ROWS,
     compute_facts,
@@ -102,10 +102,10 @@ def dataset_upload(draft: Draft, *, filename: str, data: bytes) -> Dataset:
 def draft_check_start(draft: Draft, *, language: str = "en") -> Check:
     """Start the contract check on 3 train cases; CheckRefused past the user's limits."""
     locked = Draft.objects.select_for_update().get(pk=draft.pk)
-    metric_services.check_allowed(locked.owner)
+    check_services.check_admit(locked.owner)
     sample = dataset_facts(locked)["sample_cases"]
     source = metric_source(locked) or ""
-    check = metric_services.check_create(
+    check = check_services.check_create(
         owner=locked.owner,
         source=source,
         cases=sample,

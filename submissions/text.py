@@ -8,8 +8,8 @@ from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
-from metrics_app import check_text
-from metrics_app.check_text import UNKNOWN, fill
+from checks import check_text
+from checks.check_text import UNKNOWN, fill
 
 # dataset_files: the upload, its rows and columns, the roles and the splits.
 DATASET_ERRORS = {

@@ -24,9 +24,9 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
 import dataset_files
+from checks import check_text, diagnostics
+from checks import services as check_services
 from dataset_files import DatasetError
-from metrics_app import check_text, diagnostics
-from metrics_app import services as metric_services
 from submissions import bundle, presenters, rules, selectors, services, text
 from submissions.forms import ArtifactForm, DatasetForm, MetricForm, ModelsForm, UploadForm
 from submissions.models import FORM_STEPS, STEPS, Draft
@@ -251,7 +251,7 @@ def draft_check(request: HttpRequest, pk: int) -> HttpResponse:
         return _go(request, draft, next(s for s in STEPS if s in found))
     try:
         services.draft_check_start(draft, language=get_language())
-    except metric_services.CheckRefused as refused:
+    except check_services.CheckRefused as refused:
         messages.error(request, check_text.refusal_message(refused.code, refused.limit))
         return _render_step(request, draft, "check", status=429)
     return _go(request, draft, "check")

@@ -132,7 +132,7 @@ def session_provider(tmp_path_factory):
 @pytest.fixture
 def session_models(session_provider, settings, monkeypatch):
     """This process uses the session provider's catalogue too (the test worker does)."""
-    from metrics_app import model_choices
+    from checks import model_choices
 
     settings.MODEL_CATALOGUE = session_provider.catalogue_path
     for name, value in session_provider.env.items():

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from checks.models import Check
 from contract.engine import run_check
 from docs_site import pages
-from metrics_app import services
-from metrics_app.models import Check
+from metrics import services as metric_services
 from tests.browser.conftest import log_in
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
@@ -23,7 +23,7 @@ def devanagari_share(text: str) -> float:
 
 def test_every_page_in_every_language(page, live_server, django_user_model, screenshot):
     owner = django_user_model.objects.create_user(username="alice", password="alice-pass-123")
-    metric = services.metric_create(owner=owner, name="labels", starter="exact_match")
+    metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
     source = "def score(input, output):\n    return 0.8, 'Close.'\n"
     check = Check.objects.create(
         owner=owner, source=source, metric_version=metric.latest_version, status="failed"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from metrics_app import services
-from metrics_app.models import Check
+from checks.models import Check
+from metrics import services as metric_services
 from tests.browser.conftest import log_in
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
@@ -36,7 +36,7 @@ def test_write_check_fix_and_pass(
     page, live_server, django_user_model, celery_worker_process, screenshot
 ):
     owner = django_user_model.objects.create_user(username="alice", password="alice-pass-123")
-    metric = services.metric_create(owner=owner, name="ticket labels", starter="exact_match")
+    metric = metric_services.metric_create(owner=owner, name="ticket labels", starter="exact_match")
     log_in(page, live_server, "alice", "alice-pass-123")
     page.goto(f"{live_server.url}/en/metrics/{metric.pk}/")
     page.wait_for_selector(".cm-editor")
@@ -78,7 +78,7 @@ def test_a_traceback_line_jumps_into_the_editor(
     page, live_server, django_user_model, celery_worker_process
 ):
     owner = django_user_model.objects.create_user(username="alice", password="alice-pass-123")
-    metric = services.metric_create(owner=owner, name="crashy", starter="exact_match")
+    metric = metric_services.metric_create(owner=owner, name="crashy", starter="exact_match")
     log_in(page, live_server, "alice", "alice-pass-123")
     page.goto(f"{live_server.url}/en/metrics/{metric.pk}/")
     page.wait_for_selector(".cm-editor")
@@ -95,7 +95,7 @@ def test_a_traceback_line_jumps_into_the_editor(
 
 def test_leaving_with_unsaved_changes_warns(page, live_server, django_user_model):
     owner = django_user_model.objects.create_user(username="alice", password="alice-pass-123")
-    metric = services.metric_create(owner=owner, name="draft", starter="exact_match")
+    metric = metric_services.metric_create(owner=owner, name="draft", starter="exact_match")
     log_in(page, live_server, "alice", "alice-pass-123")
     page.goto(f"{live_server.url}/en/metrics/{metric.pk}/")
     page.wait_for_selector(".cm-editor")

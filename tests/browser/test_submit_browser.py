@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from metrics_app import services as metric_services
+from metrics import services as metric_services
 from submissions.models import Run
 from tests.browser.conftest import log_in
 from tests.web.test_submit_wizard import CSV, LABEL_METRIC

@@ -8,7 +8,7 @@ import pytest
 from contract.cases import case_from_dict
 from contract.engine import run_check
 from docs_site import pages
-from metrics_app.starters import FIELD_CASES, LABEL_CASES
+from metrics.starters import FIELD_CASES, LABEL_CASES
 from providers.catalogue import parse_catalogue
 from providers.gateway import ModelGateway
 from tests.providers.conftest import FAST_RETRY, OPENAI_KEY, PLENTY, TEST_CATALOGUE

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from docs_site import pages
-from metrics_app.models import Metric
+from metrics.models import Metric
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ import stat
 
 import pytest
 
-from metrics_app.models import Check
-from metrics_app.services import check_create
+from checks.models import Check
+from checks.services import check_create
 from tests.conftest import wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]

@@ -10,8 +10,8 @@ from datetime import timedelta
 
 import pytest
 
-from metrics_app.models import Check
-from metrics_app.services import check_create
+from checks.models import Check
+from checks.services import check_create
 from tests.conftest import wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
@@ -64,8 +64,8 @@ def test_the_playground_itself_ends_a_check_whose_worker_is_gone(owner, owner_cl
 
 
 def test_a_review_that_never_finished_is_ended(owner, settings):
-    from metrics_app.models import FeedbackReview
-    from metrics_app.services import reviews_reap_stale
+    from checks.maintenance import reviews_reap_stale
+    from checks.models import FeedbackReview
 
     settings.MODEL_TIMEOUT_S = 1
     check = Check.objects.create(owner=owner, source=QUICK, status=Check.Status.PASSED)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from metrics_app import services
-from metrics_app.models import Profile
+from metrics import services as metric_services
+from skynet_web.models import Profile
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ def test_the_url_beats_a_saved_choice(client, owner):
 
 
 def test_switching_keeps_the_page_and_saves_the_choice(owner_client, owner):
-    metric = services.metric_create(owner=owner, name="labels", starter="exact_match")
+    metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
     response = owner_client.post(
         "/language/", {"language": "hi", "next": f"/en/metrics/{metric.pk}/?check=3#check"}
     )

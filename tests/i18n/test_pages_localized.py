@@ -12,13 +12,13 @@ from html.parser import HTMLParser
 import polib
 import pytest
 
+from checks.models import Check
 from contract.artifacts import Artifact
 from contract.cases import case_from_dict
 from contract.engine import run_check
 from docs_site import pages
-from metrics_app import services
-from metrics_app.models import Check
-from metrics_app.starters import EXACT_MATCH
+from metrics import services as metric_services
+from metrics.starters import EXACT_MATCH
 from submissions import datasets, rules
 from submissions import services as submit_services
 from submissions.models import STEPS
@@ -88,8 +88,8 @@ def english_fragments(language: str) -> list[tuple[str, re.Pattern]]:
 
 @pytest.fixture
 def world(owner, outsider):
-    metric = services.metric_create(owner=owner, name="ticket labels", starter="exact_match")
-    services.metric_save(metric, source=EXACT_MATCH.replace("Correct.", "Right label."))
+    metric = metric_services.metric_create(owner=owner, name="ticket labels", starter="exact_match")
+    metric_services.metric_save(metric, source=EXACT_MATCH.replace("Correct.", "Right label."))
     source = "def score(input, output):\n    return 5, {'feedback': 'x'}\n"
     check = Check.objects.create(
         owner=owner, source=source, metric_version=metric.latest_version, status="passed"

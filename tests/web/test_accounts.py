@@ -72,7 +72,7 @@ def test_wrong_password_is_refused(client, owner):
 
 
 def test_home_lists_only_the_signed_in_users_metrics(owner_client, owner, outsider):
-    from metrics_app.models import Metric
+    from metrics.models import Metric
 
     Metric.objects.create(owner=owner, name="ticket labels")
     Metric.objects.create(owner=outsider, name="someone else's metric")

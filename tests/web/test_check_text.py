@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.utils.translation import override
 
+from checks import check_text
 from contract import codes, sandbox
 from contract.engine import run_check
-from metrics_app import check_text
 
 LANGUAGES = ("en", "es", "hi")
 

@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 
-from metrics_app import limits
-from metrics_app.models import RateBucket
+from checks import limits
+from checks.models import RateBucket
 
 
 @pytest.mark.django_db(transaction=True)

@@ -11,8 +11,9 @@ import time
 import pytest
 from django.db import connection
 
-from metrics_app import notify, services, views
-from metrics_app.models import Check
+from checks import notify, views
+from checks import services as check_services
+from checks.models import Check
 from tests.conftest import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,7 +43,7 @@ def test_the_panel_follows_the_check_to_its_verdict_with_a_few_requests(
 ):
     """As the page does: each answer is the panel as it changed (queued, running, final),
     and it names the next request; there is no timer in between."""
-    check = services.check_create(owner=owner, source=QUICK, timeout_s=20)
+    check = check_services.check_create(owner=owner, source=QUICK, timeout_s=20)
     url = f"/en/checks/{check.pk}/?partial=panel&since={check.live_token}"
     seen = []
     for _ in range(5):
@@ -117,3 +118,25 @@ def test_a_check_that_waited_long_falls_back_to_a_timer(owner_client, owner):
     body = owner_client.get(f"/en/checks/{check.pk}/?partial=panel", **HTMX).content.decode()
     assert "since=" not in body and 'hx-trigger="load delay:5000ms"' in body
     wait_for(lambda: True)
+
+
+def test_only_the_playgrounds_panel_brings_the_history_table_along(owner_client, owner):
+    """The final live update refreshes the playground's history out of band; a panel
+    elsewhere (the wizard, the check's own page) has no such table to swap into."""
+    from metrics.services import metric_create
+
+    metric = metric_create(owner=owner, name="m", starter="exact_match")
+    version = metric.latest_version
+    check = Check.objects.create(
+        owner=owner, source=QUICK, metric_version=version, status=Check.Status.PASSED
+    )
+    playground = owner_client.get(f"/en/metrics/{metric.pk}/").content.decode()
+    assert 'id="history"' in playground
+    live = Check.objects.create(owner=owner, source=QUICK, metric_version=version)
+    page = owner_client.get(f"/en/metrics/{metric.pk}/?check={live.pk}").content.decode()
+    assert "history=1" in PANEL_URL.search(page).group(1)
+    oob = 'id="history" hx-swap-oob="true"'
+    url = f"/en/checks/{check.pk}/?partial=panel"
+    assert oob in owner_client.get(url + "&history=1", **HTMX).content.decode()
+    assert oob not in owner_client.get(url, **HTMX).content.decode()
+    assert "history=1" not in owner_client.get(f"/en/checks/{live.pk}/").content.decode()

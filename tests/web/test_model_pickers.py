@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from metrics_app import model_choices, services
-from metrics_app.models import Check
+from checks import execution, model_choices
+from checks import services as check_services
+from checks.models import Check
+from metrics import services as metric_services
 from tests.providers.conftest import JUDGE_METRIC, OPENAI_KEY, TEST_CATALOGUE
 from tests.providers.fakes import FakeProvider
 from tests.web.test_playground import editor_data
@@ -36,7 +38,7 @@ def models(provider, settings, monkeypatch, tmp_path):
 
 @pytest.fixture
 def metric(owner):
-    return services.metric_create(owner=owner, name="judge", starter="model_as_judge")
+    return metric_services.metric_create(owner=owner, name="judge", starter="model_as_judge")
 
 
 def test_pickers_offer_configured_models_and_explain_the_others(owner_client, metric, models):
@@ -83,7 +85,7 @@ def _judge_check(owner, metric, **models) -> Check:
         {"input": {"question": "What is the capital of France?"}, "output": answer}
         for answer in ("Paris", "Lyon", "Paris")
     ]
-    check = services.check_create(
+    check = check_services.check_create(
         owner=owner,
         source=JUDGE_METRIC,
         cases=cases,
@@ -91,7 +93,7 @@ def _judge_check(owner, metric, **models) -> Check:
         metric_version=metric.latest_version,
         **models,
     )
-    services.check_execute(check.pk)
+    execution.execute_check(check.pk)
     check.refresh_from_db()
     return check
 
@@ -135,7 +137,7 @@ def test_review_my_feedback_shows_the_reflection_models_opinion(
         )
     assert "Asking the reflection model" in response.content.decode()
     review = check.reviews.get()
-    services.review_execute(review.pk)  # what the worker's task does
+    execution.execute_review(review.pk)  # what the worker's task does
     poll = owner_client.get(f"/en/checks/{check.pk}/reviews/{review.pk}/", HTTP_HX_REQUEST="true")
     assert poll.status_code == 286
     body = poll.content.decode()
@@ -169,7 +171,7 @@ def test_a_review_is_held_to_one_checks_model_budget(
     with django_capture_on_commit_callbacks(execute=False):
         owner_client.post(f"/en/checks/{check.pk}/cases/1/review/", HTTP_HX_REQUEST="true")
     review = check.reviews.get()
-    services.review_execute(review.pk)
+    execution.execute_review(review.pk)
     review.refresh_from_db()
     assert (review.status, review.error_code) == ("failed", "review_over_budget")
     assert len(models.requests) == sent_before  # refused before any request was made

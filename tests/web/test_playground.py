@@ -7,10 +7,12 @@ from datetime import timedelta
 
 import pytest
 
+from checks import services as check_services
+from checks.models import Check
 from contract.engine import run_check
-from metrics_app import services
-from metrics_app.models import Check, Metric, MetricVersion
-from metrics_app.starters import EXACT_MATCH, STARTERS
+from metrics import services as metric_services
+from metrics.models import Metric, MetricVersion
+from metrics.starters import EXACT_MATCH, STARTERS
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +21,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def metric(owner):
-    return services.metric_create(owner=owner, name="ticket labels", starter="exact_match")
+    return metric_services.metric_create(owner=owner, name="ticket labels", starter="exact_match")
 
 
 def editor_data(source: str = EXACT_MATCH, *, action: str = "save", **changes) -> dict:
@@ -128,7 +130,7 @@ def test_running_saves_then_queues_a_check_on_commit(
     body = response.content.decode()
     assert "Contract check queued" in body
     # A young check's panel asks at once, and the server answers when the check changes.
-    assert f'hx-get="/en/checks/{check.pk}/?partial=panel&amp;since=queued.0"' in body
+    assert f'hx-get="/en/checks/{check.pk}/?partial=panel&amp;since=queued.0&amp;history=1"' in body
     assert 'hx-trigger="load"' in body
 
 
@@ -140,7 +142,7 @@ def test_running_without_javascript_redirects_to_the_result(owner_client, metric
 
 
 def test_a_result_link_shows_only_a_check_of_this_metric(owner, owner_client, metric):
-    other = services.metric_create(owner=owner, name="other", starter="exact_match")
+    other = metric_services.metric_create(owner=owner, name="other", starter="exact_match")
     owner_client.post(f"/en/metrics/{other.pk}/save/", editor_data(action="run"))
     theirs = Check.objects.get()
     assert owner_client.get(f"/en/metrics/{other.pk}/?check={theirs.pk}").status_code == 200
@@ -157,7 +159,7 @@ def _finish(check: Check, source: str = EXACT_MATCH) -> Check:
 
 
 def test_the_live_partial_polls_until_the_check_is_final(owner_client, owner, metric):
-    check = services.check_create(
+    check = check_services.check_create(
         owner=owner, source=EXACT_MATCH, metric_version=metric.latest_version
     )
     url = f"/en/checks/{check.pk}/?partial=panel"
@@ -178,7 +180,7 @@ def test_the_live_partial_polls_until_the_check_is_final(owner_client, owner, me
 
 def test_a_result_shows_stages_cases_reasons_and_hints(owner_client, owner, metric):
     source = "def score(input, output):\n    return 0.8, 'Close.'\n"
-    check = _finish(services.check_create(owner=owner, source=source), source)
+    check = _finish(check_services.check_create(owner=owner, source=source), source)
     body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
     assert "Contract check failed" in body
     assert "stage-culprit" in body and "Metric return value" in body
@@ -188,7 +190,7 @@ def test_a_result_shows_stages_cases_reasons_and_hints(owner_client, owner, metr
 
 def test_a_traceback_links_to_the_users_line(owner_client, owner):
     source = "def score(input, output, expected=None):\n    return 1 / 0\n"
-    check = _finish(services.check_create(owner=owner, source=source), source)
+    check = _finish(check_services.check_create(owner=owner, source=source), source)
     body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
     assert 'class="trace-line" href="#L2" data-line="2"' in body
     assert "ZeroDivisionError" in body
@@ -196,7 +198,7 @@ def test_a_traceback_links_to_the_users_line(owner_client, owner):
 
 def test_results_render_in_the_viewers_language(client, owner, metric):
     source = "def score(input, output):\n    return 0.8, 'Close.'\n"
-    check = _finish(services.check_create(owner=owner, source=source), source)
+    check = _finish(check_services.check_create(owner=owner, source=source), source)
     client.force_login(owner)
     body = client.get(f"/es/checks/{check.pk}/").content.decode()
     assert "No. La información adicional no es un dict." in body
@@ -275,7 +277,7 @@ def test_concurrent_checks_are_capped(owner_client, metric, settings):
     ],
 )
 def test_another_users_metric_and_checks_are_404(client, outsider, owner, metric, method, path):
-    check = services.check_create(
+    check = check_services.check_create(
         owner=owner, source=EXACT_MATCH, metric_version=metric.latest_version
     )
     client.force_login(outsider)

@@ -11,9 +11,9 @@ import sys
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from checks.models import Check, FeedbackReview
 from contract.engine import run_check
-from metrics_app import services
-from metrics_app.models import Check, FeedbackReview
+from metrics import services as metric_services
 from submissions import services as submit_services
 from submissions.models import Draft, Run
 from tests.conftest import ROOT
@@ -45,7 +45,7 @@ def test_pages_carry_a_content_security_policy_and_the_usual_headers(client):
 
 
 def test_pages_use_no_inline_script(client, owner_client, owner):
-    metric = services.metric_create(owner=owner, name="m", starter="exact_match")
+    metric = metric_services.metric_create(owner=owner, name="m", starter="exact_match")
     for body in (
         client.get("/en/accounts/login/").content.decode(),
         owner_client.get(f"/en/metrics/{metric.pk}/").content.decode(),
@@ -67,7 +67,7 @@ def test_log_in_is_rate_limited_and_says_so(client, owner):
 
 
 def test_an_oversized_request_body_is_refused_cleanly(owner_client, owner):
-    metric = services.metric_create(owner=owner, name="m", starter="exact_match")
+    metric = metric_services.metric_create(owner=owner, name="m", starter="exact_match")
     huge = editor_data("x = 1\n" * 200_000)
     response = owner_client.post(f"/en/metrics/{metric.pk}/save/", huge)
     assert response.status_code == 400
@@ -176,7 +176,7 @@ OWNED = {
 
 @pytest.fixture
 def owned(owner):
-    metric = services.metric_create(owner=owner, name="m", starter="exact_match")
+    metric = metric_services.metric_create(owner=owner, name="m", starter="exact_match")
     check = Check.objects.create(
         owner=owner,
         source="x",

@@ -11,8 +11,9 @@ import zipfile
 
 import pytest
 
-from metrics_app import services as metric_services
-from metrics_app.models import Check
+from checks import execution
+from checks.models import Check
+from metrics import services as metric_services
 from submissions import datasets, rules, services
 from submissions.models import Dataset, Draft, Run
 
@@ -153,7 +154,7 @@ def run_check_now(client, draft, django_capture_on_commit_callbacks) -> Check:
         response = client.post(f"/en/submit/{draft.pk}/check/run/")
     assert response.status_code == 302
     draft.refresh_from_db()
-    metric_services.check_execute(draft.contract_check.pk)
+    execution.execute_check(draft.contract_check.pk)
     draft.contract_check.refresh_from_db()
     return draft.contract_check
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from metrics_app.models import Check
-from metrics_app.services import check_claim, check_create
+from checks.execution import check_claim
+from checks.models import Check
+from checks.services import check_create
 from tests.conftest import wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
@@ -57,7 +58,7 @@ def test_one_heartbeat_thread_keeps_every_running_check_alive_and_only_while_it_
 
     from django.utils import timezone
 
-    from metrics_app import heartbeats
+    from checks import heartbeats
 
     old = timezone.now() - timedelta(hours=1)
     first, second = (
@@ -89,8 +90,8 @@ def test_a_web_process_wires_up_no_worker_signal():
 
     code = (
         "import django, sys; django.setup()\n"
-        "import skynet_web.urls, metrics_app.tasks, metrics_app.services, submissions.views\n"
-        "print('metrics_app.worker' in sys.modules)\n"
+        "import skynet_web.urls, checks.tasks, checks.services, submissions.views\n"
+        "print('checks.worker' in sys.modules)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True

@@ -47,10 +47,10 @@ class Command(BaseCommand):
 
     def _say_sandbox(self) -> None:
         """Say at once when checks cannot run here, and why, before anyone clicks Run."""
+        from checks import check_text, sandbox_pool
         from contract import sandbox
-        from metrics_app import check_text, sandboxing
 
-        config = sandboxing.base_config()
+        config = sandbox_pool.base_config()
         missing = sandbox.availability(config)
         if missing is not None:
             message = check_text.sandbox_unavailable_message(missing.reason, missing.detail)

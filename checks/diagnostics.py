@@ -1,0 +1,96 @@
+"""Editor support: static diagnostics and completions, in the reader's language."""
+
+from __future__ import annotations
+
+from django.http import JsonResponse
+from django.utils.translation import gettext as _
+
+from checks import check_text
+from contract.static import static_check
+
+
+def static_diagnostics(source: str) -> list[dict]:
+    """The load, signature and REWARD_SPEC problems of `source`, found without running it."""
+    result = static_check(source).to_dict()
+    found = []
+    for stage in result["stages"]:
+        for problem in stage["problems"]:
+            params = problem.get("params") or {}
+            found.append(
+                {
+                    "stage": stage["id"],
+                    "stage_name": str(check_text.STAGE_NAMES[stage["id"]]),
+                    "code": problem["code"],
+                    "line": params.get("line") or 1,
+                    "column": params.get("column"),
+                    "end_line": params.get("end_line"),
+                    "end_column": params.get("end_column"),
+                    "whole_line": params.get("line") is None,
+                    "severity": "error",
+                    "message": check_text.problem_message(problem["code"], params),
+                }
+            )
+    return found
+
+
+def response(request) -> JsonResponse:
+    """The answer to an editor's diagnostics request: {"diagnostics": [...]} for the
+    posted source. The caller has already checked that the user owns what it edits."""
+    return JsonResponse({"diagnostics": static_diagnostics(request.POST.get("source", ""))})
+
+
+def completions() -> list[dict]:
+    """Completion entries for the skynet helpers and a REWARD_SPEC snippet."""
+    return [
+        {
+            "label": "llm",
+            "type": "function",
+            "detail": "llm(instructions, input=None) -> str",
+            "info": _("Ask the metric model; returns its text. Import it from skynet."),
+        },
+        {
+            "label": "reward",
+            "type": "function",
+            "detail": "reward(REWARD_SPEC, accuracy, feedback) -> (score, side_info)",
+            "info": _(
+                "Blend accuracy with the measured speed and cost, as REWARD_SPEC weighs them."
+            ),
+        },
+        {
+            "label": "observation",
+            "type": "function",
+            "detail": "observation() -> Mapping",
+            "info": _(
+                "The case's measurements: duration_ms, cost_usd, model_calls, input_tokens, output_tokens."
+            ),
+        },
+        {
+            "label": "service_cost",
+            "type": "function",
+            "detail": "service_cost() -> float | None",
+            "info": _("The measured model cost of the case in US dollars, or None."),
+        },
+        {
+            "label": "REWARD_SPEC",
+            "type": "snippet",
+            "detail": _("accuracy, speed and cost weights"),
+            "info": _(
+                "Weights are scaled to sum 1; speed.reference is in milliseconds, cost.reference in US dollars."
+            ),
+            "snippet": (
+                "REWARD_SPEC = {\n"
+                '    "weights": {"accuracy": ${0.7}, "speed": ${0.2}, "cost": ${0.1}},\n'
+                '    "accuracy": {},\n'
+                '    "speed": {"reference": ${2000}},\n'
+                '    "cost": {"reference": ${0.01}},\n'
+                "}\n"
+            ),
+        },
+        {
+            "label": "from skynet import",
+            "type": "snippet",
+            "detail": "from skynet import llm, reward, observation, service_cost",
+            "info": _("Import the skynet helpers."),
+            "snippet": "from skynet import ${llm}\n",
+        },
+    ]

@@ -1,0 +1,215 @@
+"""Running a check or a review, in the worker. Only checks.tasks imports this module."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+
+from django.conf import settings
+from django.utils import timezone
+
+from checks import heartbeats, model_choices, notify, sandbox_pool
+from checks.models import Check, FeedbackReview
+
+logger = logging.getLogger(__name__)
+
+# How often a running check's partial result is written (the final one always is).
+PROGRESS_EVERY_S = 0.25
+
+
+def check_claim(check_id: int) -> bool:
+    """Move a check from queued to running. Exactly one caller can win.
+
+    A redelivered message (acks_late) finds the row no longer queued and does nothing.
+    """
+    now = timezone.now()
+    claimed = Check.objects.filter(pk=check_id, status=Check.Status.QUEUED).update(
+        status=Check.Status.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        worker=f"{socket.gethostname()}",
+    )
+    return claimed == 1
+
+
+def execute_check(check_id: int) -> None:
+    """Run a claimed check through the contract check engine and store the result."""
+    from contract.cases import case_from_dict
+    from contract.engine import run_check
+
+    if not check_claim(check_id):
+        logger.info("check %s is not queued; ignoring a duplicate delivery", check_id)
+        return
+    check = Check.objects.get(pk=check_id)
+    cases = [case_from_dict(item) for item in check.cases] if check.cases else None
+    last_write = [time.monotonic()]
+
+    def save_progress(partial) -> None:
+        # A quick check is written once, when final; a slow one shows its stages and
+        # cases as they come, a few times a second at most.
+        now = time.monotonic()
+        if now - last_write[0] < PROGRESS_EVERY_S:
+            return
+        last_write[0] = now
+        Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
+            result=partial.to_dict(), heartbeat_at=timezone.now()
+        )
+        notify.check_changed(check_id)
+
+    gateway, llm_for_case = _model_gateway(check)
+    task_gateway, task_llm_for_case = _task_gateway(check)
+    try:
+        with heartbeats.beating(check_id):
+            result = run_check(
+                check.source,
+                cases,
+                timeout_s=check.timeout_s,
+                on_progress=save_progress,
+                sandbox_config=sandbox_pool.config(),
+                sandboxes=sandbox_pool.sandboxes(),
+                llm_for_case=llm_for_case,
+                artifact=_artifact(check),
+                task_llm_for_case=task_llm_for_case,
+            )
+    except BaseException as exc:
+        # Whatever stopped the check (a bug, Celery's soft time limit, a shutdown), the
+        # row must not stay "running": record why, then let the exception go on.
+        failure = (
+            "time_limit" if type(exc).__name__ == "SoftTimeLimitExceeded" else "internal_error"
+        )
+        logger.exception("check %s stopped: %s", check_id, failure)
+        check_finish_failed(check_id, failure)
+        notify.check_changed(check_id)
+        raise
+    finally:
+        for used in (gateway, task_gateway):
+            if used is not None:
+                used.close()
+    now = timezone.now()
+    Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
+        status=Check.Status.PASSED if result.passed else Check.Status.FAILED,
+        result=result.to_dict(),
+        finished_at=now,
+        heartbeat_at=now,
+    )
+    notify.check_changed(check_id)
+
+
+def _gateway_or_refusal(make):
+    """(gateway, its per-case handler factory) from make(); (None, None) when no model is
+    chosen. A choice that stopped being usable (a key removed from the server) reaches the
+    user's code as a model_error saying so, rather than failing the whole check."""
+    from providers.catalogue import ModelChoiceError
+    from providers.gateway import refusing_handler
+
+    try:
+        gateway = make()
+    except ModelChoiceError as exc:
+        handler = refusing_handler(exc.code, exc.message)
+        return None, lambda index: handler
+    if gateway is None:
+        return None, None
+    return gateway, gateway.for_case
+
+
+def _model_gateway(check: Check):
+    """The metric model for this check's llm() calls (docs: else the reflection model)."""
+    from providers.gateway import gateway_for_check
+
+    return _gateway_or_refusal(
+        lambda: gateway_for_check(
+            model_choices.catalogue(),
+            metric_model=check.metric_model or None,
+            reflection_model=check.reflection_model or None,
+            limits=model_choices.limits(),
+            timeout_s=settings.MODEL_TIMEOUT_S,
+        )
+    )
+
+
+def _artifact(check: Check):
+    """The artifact a wizard check runs before the metric; None for a playground check.
+
+    A DSPy program is checked as what the docs say every kind yields: the value its
+    run(artifact, input) returns."""
+    from contract.artifacts import Artifact
+
+    if not check.artifact:
+        return None
+    kind = check.artifact.get("kind")
+    if kind in ("python", "dspy"):
+        return Artifact.python(
+            check.artifact.get("source") or "", check.artifact.get("content", "")
+        )
+    return Artifact(kind, None, check.artifact.get("content", ""))
+
+
+def _task_gateway(check: Check):
+    """The task model for the artifact's llm() calls (a wizard check only)."""
+    from providers.gateway import ModelGateway
+
+    if not check.artifact or not check.task_model:
+        return None, None
+    found = model_choices.catalogue()
+    return _gateway_or_refusal(
+        lambda: ModelGateway(
+            found.resolve(check.task_model),
+            env=found.env,
+            limits=model_choices.limits(),
+            timeout_s=settings.MODEL_TIMEOUT_S,
+        )
+    )
+
+
+def check_finish_failed(check_id: int, failure: str) -> None:
+    """End a running check as failed, keeping whatever partial result it stored."""
+    Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
+        status=Check.Status.FAILED, failure=failure, finished_at=timezone.now()
+    )
+
+
+def execute_review(review_id: int) -> None:
+    """Ask the reflection model; the row is claimed like a check, so redelivery is a no-op."""
+    from contract.cases import DEFAULT_CASES
+    from providers.budget import Budget, BudgetExceeded
+    from providers.catalogue import ModelChoiceError
+    from providers.clients import ProviderError
+    from providers.review import review_feedback
+
+    claimed = FeedbackReview.objects.filter(
+        pk=review_id, status=FeedbackReview.Status.QUEUED
+    ).update(status=FeedbackReview.Status.RUNNING)
+    if claimed != 1:
+        return
+    review = FeedbackReview.objects.select_related("contract_check").get(pk=review_id)
+    check = review.contract_check
+    given = (check.cases or [case.to_job() for case in DEFAULT_CASES])[review.case_index]
+    row = check.result["cases"][review.case_index]
+    outcome: dict = {"status": FeedbackReview.Status.FAILED}
+    try:
+        model = model_choices.catalogue().resolve(review.model)
+        text, usage = review_feedback(
+            model,
+            input=given.get("input"),
+            output=given.get("output"),
+            expected=given.get("expected"),
+            score=row.get("score"),
+            feedback=row.get("feedback") or "",
+            language=review.language,
+            env=model_choices.catalogue().env,
+            timeout_s=settings.MODEL_TIMEOUT_S,
+            # A paid call: held to one check's model budget, its output capped to what fits.
+            budget=Budget(model_choices.limits()),
+        )
+        outcome = {"status": FeedbackReview.Status.DONE, "text": text, "usage": usage}
+    except ModelChoiceError as exc:
+        outcome.update(error_code=exc.code, error_message=exc.message)
+    except ProviderError as exc:
+        outcome.update(error_code=exc.code, error_message=exc.message)
+    except BudgetExceeded as exc:
+        outcome.update(error_code="review_over_budget", error_message=exc.limit)
+    except Exception:
+        logger.exception("feedback review %s failed", review_id)
+        outcome.update(error_code="handler_error", error_message="")
+    FeedbackReview.objects.filter(pk=review_id).update(**outcome)

@@ -1,0 +1,69 @@
+"""The sweeps every worker runs: end checks whose worker died, send again the ones whose
+message was lost, and end reviews that never finished."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from checks.models import Check, FeedbackReview
+from checks.services import RUN_CHECK_TASK, enqueue
+
+logger = logging.getLogger(__name__)
+
+
+def checks_reap_stale(*, pk: int | None = None) -> int:
+    """End running checks whose worker stopped beating as failed, "worker_lost"."""
+    now = timezone.now()
+    stale = Check.objects.filter(
+        status=Check.Status.RUNNING,
+        heartbeat_at__lt=now - timedelta(seconds=settings.CHECK_STALE_AFTER_S),
+    )
+    if pk is not None:
+        stale = stale.filter(pk=pk)
+    reaped = stale.update(status=Check.Status.FAILED, failure="worker_lost", finished_at=now)
+    if reaped:
+        logger.warning("%s running check(s) lost their worker", reaped)
+    return reaped
+
+
+def checks_requeue_lost() -> int:
+    """Send again the checks that stayed queued too long (their message was lost).
+
+    Each is re-sent at most once per interval: the conditional update decides which
+    sweeper sends it, and the worker's claim makes any duplicate a no-op.
+    """
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=settings.CHECK_REQUEUE_AFTER_S)
+    sent = 0
+    waiting = Check.objects.filter(status=Check.Status.QUEUED, enqueued_at__lt=cutoff)
+    for check_id in waiting.values_list("pk", flat=True)[:500]:
+        mine = Check.objects.filter(
+            pk=check_id, status=Check.Status.QUEUED, enqueued_at__lt=cutoff
+        ).update(enqueued_at=now)
+        if mine:
+            enqueue(RUN_CHECK_TASK, check_id)
+            sent += 1
+    if sent:
+        logger.warning("re-sent %s queued check(s) to the broker", sent)
+    return sent
+
+
+def reviews_reap_stale() -> int:
+    """End reviews that never finished (a lost worker or message) so the page stops
+    waiting; the user can ask again. A review is one model call, so a few times the model
+    timeout is long past any real answer."""
+    cutoff = timezone.now() - timedelta(seconds=4 * settings.MODEL_TIMEOUT_S + 60)
+    return FeedbackReview.objects.filter(
+        status__in=(FeedbackReview.Status.QUEUED, FeedbackReview.Status.RUNNING),
+        created_at__lt=cutoff,
+    ).update(status=FeedbackReview.Status.FAILED, error_code="timeout", error_message="")
+
+
+def sweep_once() -> None:
+    checks_reap_stale()
+    checks_requeue_lost()
+    reviews_reap_stale()

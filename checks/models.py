@@ -1,0 +1,152 @@
+"""The contract check's rows: each check, the feedback reviews asked of its cases, and the
+users' allowances of both."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class Check(models.Model):
+    """One run of the contract check. This row, not the broker, is the truth about it."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        PASSED = "passed", _("Passed")
+        FAILED = "failed", _("Failed")
+
+    FINAL = (Status.PASSED, Status.FAILED)
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="checks"
+    )
+    metric_version = models.ForeignKey(
+        "metrics.MetricVersion",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="checks",
+    )
+    source = models.TextField()
+    cases = models.JSONField(null=True, blank=True)
+    timeout_s = models.PositiveIntegerField(default=60)
+    # The model choices as they were when the check started (catalogue ids).
+    reflection_model = models.CharField(max_length=120, blank=True, default="")
+    metric_model = models.CharField(max_length=120, blank=True, default="")
+    # A check started by the submit wizard also runs the artifact on each case
+    # ({"kind", "source", "content"}, see contract.artifacts) with the task model, and
+    # records what it checked (submissions.rules.fingerprint).
+    artifact = models.JSONField(null=True, blank=True)
+    task_model = models.CharField(max_length=120, blank=True, default="")
+    fingerprint = models.CharField(max_length=64, blank=True, default="")
+    language = models.CharField(max_length=8, default="en")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    # Set when the check could not run to its end (for example "worker_lost").
+    failure = models.CharField(max_length=40, blank=True, default="")
+    result = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # When the task message was last sent; re-sent if the check stays queued too long.
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        db_table = "metrics_app_check"  # created by metrics_app's migrations, kept as is
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"], name="metrics_app_status_8607d5_idx"),
+            models.Index(fields=["status", "enqueued_at"], name="metrics_app_status_88f988_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"check {self.pk} ({self.status})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL
+
+    @property
+    def live_token(self) -> str:
+        """Changes whenever the row does in a way the panel shows: its status, or a write
+        of its partial result (which moves the heartbeat)."""
+        beat = int(self.heartbeat_at.timestamp() * 1000) if self.heartbeat_at else 0
+        return f"{self.status}.{beat}"
+
+    @property
+    def waits_for_news(self) -> bool:
+        """Whether the live panel asks the server to answer when the row changes (a young
+        check, as after a click on Run), rather than asking again on a timer."""
+        age = (timezone.now() - self.created_at).total_seconds() if self.created_at else 0
+        return not self.is_final and age < LONG_POLL_FOR_S
+
+    @property
+    def poll_delay_ms(self) -> int:
+        """How long the live panel waits before asking again: every second while a
+        check is young, backing off to every 5 s for one that waits or runs long, so
+        a busy queue is not also a flood of polls."""
+        age = (timezone.now() - self.created_at).total_seconds() if self.created_at else 0
+        return int(min(5.0, 1.0 + max(0.0, age - 10.0) / 10.0) * 1000)
+
+
+# A check younger than this is followed by requests the server holds until it changes.
+LONG_POLL_FOR_S = 120
+
+
+class FeedbackReview(models.Model):
+    """The reflection model's opinion of one case's feedback, asked for by the user."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    # Not named "check": Model.check() is Django's system-check hook.
+    contract_check = models.ForeignKey(Check, on_delete=models.CASCADE, related_name="reviews")
+    case_index = models.PositiveSmallIntegerField()
+    model = models.CharField(max_length=120)
+    language = models.CharField(max_length=8, default="en")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    text = models.TextField(blank=True, default="")
+    # A model_error code (see contract.codes.MODEL_ERROR_CODES) and the provider's words.
+    error_code = models.CharField(max_length=40, blank=True, default="")
+    error_message = models.TextField(blank=True, default="")
+    usage = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "metrics_app_feedbackreview"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"review of case {self.case_index + 1} of check {self.contract_check_id}"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+class RateBucket(models.Model):
+    """A user's allowance of one kind of request (checks.limits): `tokens` left at
+    `refilled_at`, refilled continuously up to the per-minute rate."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rate_buckets"
+    )
+    kind = models.CharField(max_length=16)
+    tokens = models.FloatField()
+    refilled_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "metrics_app_ratebucket"
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "kind"], name="one_bucket_per_kind")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} allowance of {self.owner_id}"

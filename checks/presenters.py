@@ -1,0 +1,72 @@
+"""A stored check, shaped for the results panel in the reader's language."""
+
+from __future__ import annotations
+
+import json
+
+from django.utils.translation import gettext as _
+
+from checks import check_text
+from checks.models import Check
+from checks.selectors import latest_reviews
+from contract.cases import DEFAULT_CASES
+
+CELL_LIMIT = 2000
+
+
+def _json(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= CELL_LIMIT else text[:CELL_LIMIT] + "…"
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return _("%(ms)s ms") % {"ms": f"{value:.0f}" if value >= 10 else f"{value:.1f}"}
+
+
+def _usd(cost: float | None) -> str:
+    return "—" if cost is None else f"${cost:.6f}".rstrip("0").rstrip(".")
+
+
+def present(check: Check | None) -> dict | None:
+    if check is None or not check.result:
+        return None
+    rendered = check_text.render(check.result)
+    inputs = check.cases or [case.to_job() for case in DEFAULT_CASES]
+    reviews = latest_reviews(check) if check.is_final else {}
+    for case in rendered["cases"]:
+        case["review"] = reviews.get(case["index"])
+        given = inputs[case["index"]] if case["index"] < len(inputs) else {}
+        usage = case.get("usage") or {}
+        case["input_json"] = _json(given.get("input"))
+        run = case.get("run")
+        if run:
+            # A wizard check: the output is what the artifact's run returned (its repr),
+            # measured by the parent.
+            case["output_json"] = run.get("output_repr") or ""
+            case["run_label"] = str(check_text.RUN_STATUSES.get(run.get("status"), ""))
+            # A failed run is the case's error; its traceback is program.py's.
+            case["in_program"] = run.get("status") != "ok" and case.get("problem") == run.get(
+                "problem"
+            )
+            case["run_duration_text"] = _ms(run.get("duration_ms"))
+            run_cost = (run.get("usage") or {}).get("cost_usd")
+            case["run_cost_text"] = _usd(run_cost)
+        else:
+            case["output_json"] = _json(given.get("output"))
+        case["expected_json"] = _json(given.get("expected"))
+        case["score_text"] = (
+            "" if case["score"] is None else check_text.format_number(case["score"])
+        )
+        case["scores_text"] = [
+            (name, check_text.format_number(value))
+            for name, value in (case["scores"] or {}).items()
+        ]
+        case["duration_text"] = _ms(case.get("duration_ms"))
+        case["model_calls_text"] = str(usage.get("model_calls") or 0)
+        cost = usage.get("cost_usd")
+        case["cost_text"] = _usd(cost)
+    rendered["advice"] = str(check_text.HINT_ADVICE)
+    rendered["feedback_examples"] = check_text.feedback_examples()
+    return rendered

@@ -1,0 +1,91 @@
+"""A check's own page and the live panel's requests; a case's feedback review."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseStopPolling, trigger_client_event
+
+from checks import check_text, maintenance, presenters, selectors, services
+
+# How long a live panel's request may wait for its check to change before it is answered
+# anyway (and asks again).
+LONG_POLL_S = 20.0
+
+
+@login_required
+@require_GET
+def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """One check's result: its own page, and the partial that live updates poll."""
+    check = selectors.get_check_for_user(request.user, pk)
+    # The page itself ends a check whose worker died, so a lone dead worker cannot
+    # leave it "running" forever.
+    if check.status == check.Status.RUNNING and maintenance.checks_reap_stale(pk=check.pk):
+        check.refresh_from_db()
+    since = request.GET.get("since")
+    if request.htmx and since is not None and check.waits_for_news:
+        check = selectors.wait_for_change(check, since, LONG_POLL_S)
+    metric = check.metric_version.metric if check.metric_version else None
+    context = {
+        "check": check,
+        "rendered": presenters.present(check),
+        "metric": metric,
+        "reference_rows": check_text.reference_rows(),
+        # The playground's panel asks for its history table too (?history=1), which the
+        # final live update refreshes out of band; the wizard's and the check's own page
+        # have no such table.
+        "history": (
+            selectors.checks_for_metric(metric) if metric and request.GET.get("history") else None
+        ),
+    }
+    if request.htmx and request.GET.get("partial") == "panel":
+        response = render(request, "checks/check.html#check_panel", context)
+        if check.is_final:
+            # 286 tells htmx to stop polling; the final panel replaces the live one.
+            stop = HttpResponseStopPolling(response.content)
+            # The submit wizard's gate listens for this to open or stay shut.
+            return trigger_client_event(stop, "skynet:check-final", {"check": check.pk})
+        return response
+    return render(request, "checks/check.html", context)
+
+
+@login_required
+@require_POST
+def review_create(request: HttpRequest, pk: int, index: int) -> HttpResponse:
+    """Ask the reflection model whether a case's feedback is useful (runs in the worker)."""
+    check = selectors.get_check_for_user(request.user, pk)
+    try:
+        review = services.review_request(check, index, language=get_language())
+    except services.ReviewRefused as refused:
+        return render(
+            request,
+            "checks/_review.html",
+            {"check": check, "index": index, "refusal": check_text.review_refusal(refused.code)},
+        )
+    except services.CheckRefused as refused:
+        message = check_text.refusal_message(refused.code, refused.limit)
+        return render(
+            request,
+            "checks/_review.html",
+            {"check": check, "index": index, "refusal": message},
+        )
+    if not request.htmx:
+        return redirect(f"{reverse('check_detail', args=[check.pk])}#case-{index + 1}")
+    return render(
+        request, "checks/_review.html", {"check": check, "index": index, "review": review}
+    )
+
+
+@login_required
+@require_GET
+def review_detail(request: HttpRequest, pk: int, review_pk: int) -> HttpResponse:
+    review = selectors.get_review_for_user(request.user, pk, review_pk)
+    context = {"check": review.contract_check, "index": review.case_index, "review": review}
+    response = render(request, "checks/_review.html", context)
+    if review.is_final:
+        return HttpResponseStopPolling(response.content)
+    return response

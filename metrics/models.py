@@ -1,0 +1,54 @@
+"""A user's metrics and their immutable numbered versions."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Metric(models.Model):
+    """A user's metric.py. Its text lives in immutable numbered versions."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="metrics"
+    )
+    name = models.CharField(_("name"), max_length=120)
+    # The three sample cases the contract check runs, as the cases panel edits them.
+    cases = models.JSONField(default=list, blank=True)
+    timeout_s = models.PositiveIntegerField(_("time limit (seconds)"), default=60)
+    # Catalogue ids; an empty metric model means "same as the reflection model".
+    reflection_model = models.CharField(
+        _("reflection model"), max_length=120, blank=True, default=""
+    )
+    metric_model = models.CharField(_("metric model"), max_length=120, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "metrics_app_metric"  # created by metrics_app's migrations, kept as is
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def latest_version(self) -> MetricVersion | None:
+        return self.versions.order_by("-number").first()
+
+
+class MetricVersion(models.Model):
+    metric = models.ForeignKey(Metric, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    source = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "metrics_app_metricversion"
+        ordering = ["-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["metric", "number"], name="unique_version_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.metric} v{self.number}"

@@ -1,0 +1,90 @@
+"""Writes on metrics: create, save (a changed text becomes a new version), restore, and
+starting a check of a saved version on the metric's own cases."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Max
+
+from checks import services as check_services
+from checks.models import Check
+from metrics.models import Metric, MetricVersion
+from metrics.starters import STARTERS
+
+
+@transaction.atomic
+def metric_create(
+    *, owner: AbstractBaseUser, name: str, starter: str, source: str | None = None
+) -> Metric:
+    """A new metric from a starter, or from `source` (a docs example) with fitting cases."""
+    template = STARTERS[starter]
+    if source is not None:
+        # A docs example that is one of the starters gets that starter's cases.
+        template = next((s for s in STARTERS.values() if s.source == source), template)
+    metric = Metric.objects.create(
+        owner=owner,
+        name=name,
+        cases=[dict(case) for case in template.cases],
+        timeout_s=settings.CHECK_TIMEOUT_DEFAULT,
+    )
+    MetricVersion.objects.create(metric=metric, number=1, source=source or template.source)
+    return metric
+
+
+@transaction.atomic
+def metric_save(
+    metric: Metric,
+    *,
+    source: str,
+    cases: list[dict] | None = None,
+    timeout_s: int | None = None,
+    reflection_model: str | None = None,
+    metric_model: str | None = None,
+) -> tuple[MetricVersion, bool]:
+    """Save the editor's state. A changed source becomes a new immutable version.
+
+    Returns (latest version, whether it was created now).
+    """
+    # Lock the metric row so two saves cannot take the same version number.
+    locked = Metric.objects.select_for_update().get(pk=metric.pk)
+    if cases is not None:
+        locked.cases = cases
+    if timeout_s is not None:
+        locked.timeout_s = timeout_s
+    if reflection_model is not None:
+        locked.reflection_model = reflection_model
+    if metric_model is not None:
+        locked.metric_model = metric_model
+    locked.save()
+    latest = locked.versions.order_by("-number").first()
+    if latest is not None and latest.source == source:
+        return latest, False
+    number = (locked.versions.aggregate(top=Max("number"))["top"] or 0) + 1
+    return MetricVersion.objects.create(metric=locked, number=number, source=source), True
+
+
+def metric_restore(metric: Metric, version: MetricVersion) -> MetricVersion:
+    """Restoring never rewrites history: the old text becomes the newest version."""
+    restored, _created = metric_save(metric, source=version.source)
+    return restored
+
+
+@transaction.atomic
+def check_start_for_metric(
+    metric: Metric, version: MetricVersion, *, language: str = "en"
+) -> Check:
+    """Check a saved version on the metric's own cases, within the user's limits."""
+    metric.refresh_from_db()  # the cases and time limit as last saved
+    check_services.check_admit(metric.owner)
+    return check_services.check_create(
+        owner=metric.owner,
+        source=version.source,
+        cases=metric.cases or None,
+        timeout_s=metric.timeout_s,
+        metric_version=version,
+        language=language,
+        reflection_model=metric.reflection_model,
+        metric_model=metric.metric_model,
+    )

@@ -1,0 +1,233 @@
+"""Pages and partials. Each view parses with a form, calls one service, renders one template."""
+
+from __future__ import annotations
+
+import difflib
+import json
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import reswap, retarget, trigger_client_event
+
+from checks import check_text, diagnostics, presenters
+from checks import selectors as check_selectors
+from checks import services as check_services
+from metrics import selectors, services
+from metrics.forms import EditorForm, MetricCreateForm, case_forms
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return render(request, "metrics/home.html", {"metrics": None})
+    return render(
+        request,
+        "metrics/home.html",
+        {"metrics": selectors.metrics_for_user(request.user), "form": MetricCreateForm()},
+    )
+
+
+@login_required
+def metric_create(request: HttpRequest) -> HttpResponse:
+    initial = {}
+    if request.GET.get("example"):
+        initial = {
+            "name": _("Example from the docs"),
+            "example": request.GET["example"],
+            "example_language": get_language(),
+        }
+    form = MetricCreateForm(request.POST or None, initial=initial)
+    if initial or request.POST.get("example"):
+        # The example brings its own code; its cases follow from it.
+        form.fields["starter"].widget = forms.HiddenInput()
+    if request.method == "POST" and form.is_valid():
+        metric = services.metric_create(
+            owner=request.user,
+            name=form.cleaned_data["name"],
+            starter=form.cleaned_data["starter"],
+            source=form.cleaned_data.get("example_source"),
+        )
+        return redirect("metric_detail", pk=metric.pk)
+    return render(request, "metrics/metric_new.html", {"form": form, "example": initial})
+
+
+def _playground_context(metric, editor, cases, check=None) -> dict:
+    return {
+        "metric": metric,
+        "editor": editor,
+        "cases": cases,
+        "check": check,
+        "rendered": presenters.present(check),
+        "history": check_selectors.checks_for_metric(metric),
+        "versions": metric.versions.all()[:10],
+        "latest": metric.latest_version,
+        "completions_json": json.dumps(diagnostics.completions()),
+        "reference_rows": check_text.reference_rows(),
+    }
+
+
+@login_required
+def metric_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The playground: editor, cases, the latest check and the history."""
+    metric = selectors.get_metric_for_user(request.user, pk)
+    latest = metric.latest_version
+    check = None
+    if request.GET.get("check"):
+        try:
+            check = check_selectors.get_check_for_user(request.user, int(request.GET["check"]))
+        except ValueError:
+            raise Http404 from None
+        # ?check= names a check of this metric; any other (another metric's, a wizard's)
+        # is not this page's to show.
+        if check.metric_version is None or check.metric_version.metric_id != metric.pk:
+            raise Http404
+    else:
+        check = check_selectors.checks_for_metric(metric, limit=1).first()
+    editor = EditorForm(
+        initial={
+            "source": latest.source if latest else "",
+            "timeout_s": metric.timeout_s,
+            "reflection_model": metric.reflection_model,
+            "metric_model": metric.metric_model,
+        }
+    )
+    context = _playground_context(metric, editor, case_forms(cases=metric.cases), check)
+    return render(request, "metrics/playground.html", context)
+
+
+@login_required
+@require_POST
+def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
+    """Save the editor (a new version when the text changed); with action=run, also check it."""
+    metric = selectors.get_metric_for_user(request.user, pk)
+    editor = EditorForm(request.POST)
+    cases = case_forms(request.POST)
+    valid = [editor.is_valid()] + [form.is_valid() for form in cases]  # every field's errors
+    if not all(valid):
+        context = _playground_context(metric, editor, cases)
+        if request.htmx:
+            messages.error(request, _("Nothing was saved: fix the fields marked below."))
+            response = render(request, "metrics/playground.html#editor_form", context, status=400)
+            return reswap(retarget(response, "#editor-form"), "outerHTML")
+        return render(request, "metrics/playground.html", context, status=400)
+    version, created = services.metric_save(
+        metric,
+        source=editor.cleaned_data["source"],
+        cases=[form.to_case() for form in cases],
+        timeout_s=editor.cleaned_data["timeout_s"],
+        reflection_model=editor.cleaned_data["reflection_model"],
+        metric_model=editor.cleaned_data["metric_model"],
+    )
+    if created:
+        messages.success(request, _("Saved as version %(number)s.") % {"number": version.number})
+    else:
+        messages.info(
+            request, _("No changes since version %(number)s.") % {"number": version.number}
+        )
+    if request.POST.get("action") != "run":
+        if request.htmx:
+            response = render(
+                request,
+                "metrics/playground.html#save_status",
+                {"metric": metric, "latest": version},
+            )
+            return trigger_client_event(response, "skynet:saved", {"version": version.number})
+        return redirect("metric_detail", pk=metric.pk)
+    try:
+        check = services.check_start_for_metric(metric, version, language=get_language())
+    except check_services.CheckRefused as refused:
+        messages.error(request, check_text.refusal_message(refused.code, refused.limit))
+        if request.htmx:
+            response = render(request, "_messages.html", {}, status=429)
+            return reswap(retarget(response, "#messages"), "outerHTML")
+        return redirect("metric_detail", pk=metric.pk)
+    if request.htmx:
+        context = {
+            "metric": metric,
+            "check": check,
+            "rendered": None,
+            "latest": version,
+            "history": check_selectors.checks_for_metric(metric),
+        }
+        response = render(request, "metrics/playground.html#check_panel", context)
+        return trigger_client_event(response, "skynet:saved", {"version": version.number})
+    return redirect(f"{reverse('metric_detail', args=[metric.pk])}?check={check.pk}#check")
+
+
+@login_required
+@require_GET
+def version_list(request: HttpRequest, pk: int) -> HttpResponse:
+    metric = selectors.get_metric_for_user(request.user, pk)
+    return render(
+        request,
+        "metrics/versions.html",
+        {"metric": metric, "versions": metric.versions.all()},
+    )
+
+
+@login_required
+@require_GET
+def version_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    version = selectors.get_version_for_user(request.user, pk, number)
+    return render(
+        request,
+        "metrics/version.html",
+        {"metric": version.metric, "version": version},
+    )
+
+
+@login_required
+@require_GET
+def version_diff(request: HttpRequest, pk: int) -> HttpResponse:
+    metric = selectors.get_metric_for_user(request.user, pk)
+    try:
+        a_number = int(request.GET.get("a", ""))
+        b_number = int(request.GET.get("b", ""))
+    except ValueError:
+        latest = metric.latest_version
+        if latest is None:
+            raise Http404 from None
+        a_number, b_number = max(latest.number - 1, 1), latest.number
+    a = selectors.get_version_for_user(request.user, pk, a_number)
+    b = selectors.get_version_for_user(request.user, pk, b_number)
+    lines = list(
+        difflib.unified_diff(
+            a.source.splitlines(),
+            b.source.splitlines(),
+            fromfile=f"metric.py v{a.number}",
+            tofile=f"metric.py v{b.number}",
+            lineterm="",
+        )
+    )
+    return render(
+        request,
+        "metrics/diff.html",
+        {"metric": metric, "a": a, "b": b, "lines": lines, "versions": metric.versions.all()},
+    )
+
+
+@login_required
+@require_POST
+def version_restore(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    version = selectors.get_version_for_user(request.user, pk, number)
+    restored = services.metric_restore(version.metric, version)
+    messages.success(
+        request,
+        _("Version %(old)s restored as version %(new)s.")
+        % {"old": version.number, "new": restored.number},
+    )
+    return redirect("metric_detail", pk=version.metric.pk)
+
+
+@login_required
+@require_POST
+def metric_diagnostics(request: HttpRequest, pk: int) -> JsonResponse:
+    """Static diagnostics while typing: load, signature and REWARD_SPEC, nothing executed."""
+    selectors.get_metric_for_user(request.user, pk)
+    return diagnostics.response(request)
