@@ -69,7 +69,7 @@ def execute_check(check_id: int) -> None:
                 sandbox_config=sandbox_pool.config(),
                 sandboxes=sandbox_pool.sandboxes(),
                 llm_for_case=llm_for_case,
-                artifact=_artifact(check),
+                artifact=check.artifact_value,
                 task_llm_for_case=task_llm_for_case,
             )
     except BaseException as exc:
@@ -126,23 +126,6 @@ def _model_gateway(check: Check):
             timeout_s=settings.MODEL_TIMEOUT_S,
         )
     )
-
-
-def _artifact(check: Check):
-    """The artifact a wizard check runs before the metric; None for a playground check.
-
-    A DSPy program is checked as what the docs say every kind yields: the value its
-    run(artifact, input) returns."""
-    from contract.artifacts import Artifact
-
-    if not check.artifact:
-        return None
-    kind = check.artifact.get("kind")
-    if kind in ("python", "dspy"):
-        return Artifact.python(
-            check.artifact.get("source") or "", check.artifact.get("content", "")
-        )
-    return Artifact(kind, None, check.artifact.get("content", ""))
 
 
 def _task_gateway(check: Check):

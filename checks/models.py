@@ -8,6 +8,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from contract.artifacts import Artifact
+
 
 class Check(models.Model):
     """One run of the contract check. This row, not the broker, is the truth about it."""
@@ -36,13 +38,11 @@ class Check(models.Model):
     # The model choices as they were when the check started (catalogue ids).
     reflection_model = models.CharField(max_length=120, blank=True, default="")
     metric_model = models.CharField(max_length=120, blank=True, default="")
-    # A check started by the submit wizard also runs the artifact on each case
-    # ({"kind", "source", "content"}, see contract.artifacts) with the task model, and
-    # records what it checked (submissions.rules.fingerprint).
+    # What the check runs on each case before the metric, with the task model for its
+    # llm() calls: a contract.Artifact as its to_dict() (read back by artifact_value).
+    # None for a playground check, which scores the cases' outputs as given.
     artifact = models.JSONField(null=True, blank=True)
     task_model = models.CharField(max_length=120, blank=True, default="")
-    fingerprint = models.CharField(max_length=64, blank=True, default="")
-    language = models.CharField(max_length=8, default="en")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     # Set when the check could not run to its end (for example "worker_lost").
     failure = models.CharField(max_length=40, blank=True, default="")
@@ -69,6 +69,10 @@ class Check(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in self.FINAL
+
+    @property
+    def artifact_value(self) -> Artifact | None:
+        return Artifact.from_dict(self.artifact) if self.artifact else None
 
     @property
     def live_token(self) -> str:

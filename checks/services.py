@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from checks import limits
 from checks.models import Check, FeedbackReview
+from contract.artifacts import Artifact
 
 # The worker's tasks (checks.tasks), sent by name: the tasks call the execution, and
 # nothing here imports them back.
@@ -50,12 +51,10 @@ def check_create(
     cases: list[dict] | None = None,
     timeout_s: int | None = None,
     metric_version: models.Model | None = None,  # a metrics.MetricVersion
-    language: str = "en",
     reflection_model: str = "",
     metric_model: str = "",
-    artifact: dict | None = None,
+    artifact: Artifact | None = None,
     task_model: str = "",
-    fingerprint: str = "",
 ) -> Check:
     """Create a queued check and hand it to the worker once the row is committed.
 
@@ -68,12 +67,10 @@ def check_create(
         cases=cases,
         timeout_s=timeout_s or settings.CHECK_TIMEOUT_DEFAULT,
         metric_version=metric_version,
-        language=language,
         reflection_model=reflection_model,
         metric_model=metric_model,
-        artifact=artifact,
+        artifact=artifact.to_dict() if artifact is not None else None,
         task_model=task_model,
-        fingerprint=fingerprint,
         enqueued_at=timezone.now(),
     )
     # robust: with the broker down the request still succeeds; the row stays queued

@@ -71,6 +71,26 @@ class Artifact:
     def prompt(cls, template_text: str) -> Artifact:
         return cls("prompt", None, template_text)
 
+    def to_dict(self) -> dict:
+        """The artifact as stored (on a check, in a fingerprint): kind, content and the
+        program's source ("" for a prompt). from_dict() reads it back."""
+        source = (
+            self.source.decode("utf-8", "surrogateescape")
+            if isinstance(self.source, bytes)
+            else self.source
+        )
+        return {"kind": self.kind, "content": self.content, "source": source or ""}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Artifact:
+        """The artifact to_dict() stored. A DSPy program is a program: it is checked as
+        what the docs say every kind yields, the value its run(artifact, input) returns.
+        An unknown kind stays itself, for to_job() to refuse."""
+        kind, content = data.get("kind"), data.get("content", "")
+        if kind in ("python", "dspy"):
+            return cls.python(data.get("source") or "", content)
+        return cls(kind, None, content)
+
     def to_job(self) -> dict:
         """The job's "artifact" entry; raises ArtifactError when it cannot run."""
         if self.kind not in KINDS:

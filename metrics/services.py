@@ -72,9 +72,7 @@ def metric_restore(metric: Metric, version: MetricVersion) -> MetricVersion:
 
 
 @transaction.atomic
-def check_start_for_metric(
-    metric: Metric, version: MetricVersion, *, language: str = "en"
-) -> Check:
+def check_start_for_metric(metric: Metric, version: MetricVersion) -> Check:
     """Check a saved version on the metric's own cases, within the user's limits."""
     metric.refresh_from_db()  # the cases and time limit as last saved
     check_services.check_admit(metric.owner)
@@ -84,7 +82,6 @@ def check_start_for_metric(
         cases=metric.cases or None,
         timeout_s=metric.timeout_s,
         metric_version=version,
-        language=language,
         reflection_model=metric.reflection_model,
         metric_model=metric.metric_model,
     )

@@ -140,7 +140,7 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
             return trigger_client_event(response, "skynet:saved", {"version": version.number})
         return redirect("metric_detail", pk=metric.pk)
     try:
-        check = services.check_start_for_metric(metric, version, language=get_language())
+        check = services.check_start_for_metric(metric, version)
     except check_services.CheckRefused as refused:
         messages.error(request, check_text.refusal_message(refused.code, refused.limit))
         if request.htmx:

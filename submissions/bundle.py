@@ -68,7 +68,7 @@ def build(*, config: dict, metric_source: str, dataset: Dataset, check: Check) -
     report = {
         "check": check.pk,
         "status": check.status,
-        "fingerprint": check.fingerprint,
+        "fingerprint": config["check"]["fingerprint"],
         "created_at": check.created_at.isoformat() if check.created_at else None,
         "finished_at": check.finished_at.isoformat() if check.finished_at else None,
         "cases": check.cases,

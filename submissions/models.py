@@ -103,11 +103,13 @@ class Draft(models.Model):
     metric_model = models.CharField(max_length=120, blank=True, default="")
     engine = models.CharField(max_length=10, choices=Engine.choices, default=Engine.AUTO)
     budget = models.PositiveIntegerField(default=500)
-    # 5. The latest contract check started from this draft (it may be stale: see
-    # services.check_state).
+    # 5. The latest contract check started from this draft, and what it checked
+    # (rules.fingerprint when it started): the gate is open only while the draft still
+    # has that fingerprint (rules.check_state).
     contract_check = models.ForeignKey(
         Check, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    check_fingerprint = models.CharField(max_length=64, blank=True, default="")
     # Input of a step that did not validate, kept so that Back never loses it.
     unsaved = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -52,6 +52,11 @@ def artifact_of(kind: str, content: str, source: str) -> Artifact:
     return Artifact.python(source, content)
 
 
+def draft_artifact(draft: Draft) -> Artifact:
+    """What a check of the draft runs before the metric (a DSPy program as a program)."""
+    return artifact_of(draft.artifact_kind, draft.artifact_content, draft.program_source)
+
+
 def metric_source(draft: Draft) -> str | None:
     if draft.metric_mode == Draft.MetricMode.INLINE:
         return draft.inline_source or None
@@ -163,11 +168,8 @@ def fingerprint(draft: Draft) -> str:
     """The hash of everything a check of this draft runs; "" while a step is incomplete."""
     try:
         config = {
-            "artifact": {
-                "kind": draft.artifact_kind,
-                "content": draft.artifact_content,
-                "source": draft.program_source if draft.artifact_kind != "prompt" else "",
-            },
+            # As the check stores it, with the kind the user chose (python or dspy).
+            "artifact": {**draft_artifact(draft).to_dict(), "kind": draft.artifact_kind},
             "dataset": draft.dataset.sha256 if draft.dataset else None,
             "settings": (dataset_facts(draft) or {}).get("key"),
             "sample": sample_indices(draft) if draft.dataset else None,
@@ -186,6 +188,6 @@ def check_state(draft: Draft) -> str:
     check = draft.contract_check
     if check is None:
         return "none"
-    if check.fingerprint != fingerprint(draft):
+    if draft.check_fingerprint != fingerprint(draft):
         return "stale"
     return check.status

@@ -25,7 +25,13 @@ from submissions.datasets import (
     sample_indices,
 )
 from submissions.models import Dataset, Draft, Run
-from submissions.rules import fingerprint, metric_source, problems, resolved_engine
+from submissions.rules import (
+    draft_artifact,
+    fingerprint,
+    metric_source,
+    problems,
+    resolved_engine,
+)
 
 
 class SubmitRefused(Exception):
@@ -99,7 +105,7 @@ def dataset_upload(draft: Draft, *, filename: str, data: bytes) -> Dataset:
 
 
 @transaction.atomic
-def draft_check_start(draft: Draft, *, language: str = "en") -> Check:
+def draft_check_start(draft: Draft) -> Check:
     """Start the contract check on 3 train cases; CheckRefused past the user's limits."""
     locked = Draft.objects.select_for_update().get(pk=draft.pk)
     check_services.check_admit(locked.owner)
@@ -117,20 +123,16 @@ def draft_check_start(draft: Draft, *, language: str = "en") -> Check:
         metric_version=(
             locked.metric_version if locked.metric_mode == Draft.MetricMode.SAVED else None
         ),
-        language=language,
         reflection_model=locked.reflection_model,
         metric_model=locked.metric_model,
-        artifact={
-            "kind": locked.artifact_kind,
-            "content": locked.artifact_content,
-            "source": locked.program_source if locked.artifact_kind != "prompt" else "",
-        },
+        artifact=draft_artifact(locked),
         task_model=locked.task_model,
-        fingerprint=fingerprint(locked),
     )
     locked.contract_check = check
-    locked.save(update_fields=["contract_check", "updated_at"])
+    locked.check_fingerprint = fingerprint(locked)
+    locked.save(update_fields=["contract_check", "check_fingerprint", "updated_at"])
     draft.contract_check = check
+    draft.check_fingerprint = locked.check_fingerprint
     return check
 
 
@@ -195,7 +197,7 @@ def run_config(draft: Draft, *, split_rows: bool = True) -> dict:
         "check": {
             "id": draft.contract_check.pk,
             "status": draft.contract_check.status,
-            "fingerprint": draft.contract_check.fingerprint,
+            "fingerprint": draft.check_fingerprint,
             "sample_rows": sample_indices(draft),
         },
     }

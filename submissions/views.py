@@ -18,7 +18,6 @@ from django.http import (
 )
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, push_url
@@ -250,7 +249,7 @@ def draft_check(request: HttpRequest, pk: int) -> HttpResponse:
     if any(step in found for step in FORM_STEPS):
         return _go(request, draft, next(s for s in STEPS if s in found))
     try:
-        services.draft_check_start(draft, language=get_language())
+        services.draft_check_start(draft)
     except check_services.CheckRefused as refused:
         messages.error(request, check_text.refusal_message(refused.code, refused.limit))
         return _render_step(request, draft, "check", status=429)

@@ -137,9 +137,9 @@ def _checked_draft(owner, metric):
         cases=facts["sample_cases"],
         status="passed" if result.passed else "failed",
         result=result.to_dict(),
-        artifact={"kind": "python", "source": program, "content": ""},
-        fingerprint=rules.fingerprint(draft),
+        artifact=Artifact.python(program).to_dict(),
     )
+    draft.check_fingerprint = rules.fingerprint(draft)
     draft.save()
     return draft
 

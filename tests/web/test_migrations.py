@@ -141,6 +141,8 @@ def test_a_database_at_the_old_head_migrates_with_every_row_and_relation_kept():
     assert bytes(dataset.raw) == b"input\na\n"
     draft = Draft.objects.get(pk=ids["draft"])
     assert (draft.dataset, draft.metric_version, draft.contract_check) == (dataset, version, check)
+    # What the check checked moved from the check to the draft.
+    assert draft.check_fingerprint == "f" * 64
     run = Run.objects.get(pk=ids["run"])
     assert (run.draft, run.metric_version, run.contract_check) == (draft, version, check)
     # New rows still get fresh ids after the old ones (the sequences came along).
