@@ -122,6 +122,11 @@ class Draft(models.Model):
         return self.name
 
     @property
+    def saved_version(self):
+        """The saved metric version the draft uses; None when its metric is written inline."""
+        return self.metric_version if self.metric_mode == self.MetricMode.SAVED else None
+
+    @property
     def submitted(self) -> bool:
         return hasattr(self, "run") and self.run is not None
 

@@ -116,13 +116,11 @@ def draft_check_start(draft: Draft) -> Check:
         source=source,
         cases=sample,
         timeout_s=(
-            locked.metric_version.metric.timeout_s
-            if locked.metric_mode == Draft.MetricMode.SAVED and locked.metric_version
+            locked.saved_version.metric.timeout_s
+            if locked.saved_version
             else settings.CHECK_TIMEOUT_DEFAULT
         ),
-        metric_version=(
-            locked.metric_version if locked.metric_mode == Draft.MetricMode.SAVED else None
-        ),
+        metric_version=locked.saved_version,
         reflection_model=locked.reflection_model,
         metric_model=locked.metric_model,
         artifact=draft_artifact(locked),
@@ -147,7 +145,7 @@ def run_config(draft: Draft, *, split_rows: bool = True) -> dict:
     assert draft.dataset is not None and draft.contract_check is not None
     splits = draft_splits(draft) if split_rows else None
     counts = dataset_files.counts(splits) if splits else dataset_facts(draft)["counts"]
-    version = draft.metric_version if draft.metric_mode == Draft.MetricMode.SAVED else None
+    version = draft.saved_version
     return {
         "format": 1,
         "name": draft.name,
@@ -239,9 +237,7 @@ def run_submit(draft: Draft, *, name: str = "") -> Run:
         name=locked.name,
         config=run_config(locked),
         metric_source=metric_source(locked) or "",
-        metric_version=locked.metric_version
-        if locked.metric_mode == Draft.MetricMode.SAVED
-        else None,
+        metric_version=locked.saved_version,
         dataset=locked.dataset,
         contract_check=locked.contract_check,
     )

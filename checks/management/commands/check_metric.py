@@ -23,10 +23,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
-from checks import check_text, sandbox_pool
+from checks import check_text, model_choices, sandbox_pool
 from contract.cases import CasesError, parse_cases_jsonl
 from contract.engine import run_check, validate_timeout
-from providers.budget import Limits
 from providers.catalogue import CatalogueError, ModelChoiceError, load_catalogue
 from providers.gateway import ModelGateway, gateway_for_check
 
@@ -138,17 +137,12 @@ class Command(BaseCommand):
             catalogue = load_catalogue(settings.MODEL_CATALOGUE, os.environ)
         except CatalogueError as exc:
             raise UsageError(str(exc)) from None
-        limits = Limits(
-            max_calls=settings.CHECK_MAX_MODEL_CALLS,
-            max_tokens=settings.CHECK_MAX_MODEL_TOKENS,
-            max_usd=settings.CHECK_MAX_MODEL_USD,
-        )
         try:
             gateway: ModelGateway | None = gateway_for_check(
                 catalogue,
                 metric_model=metric_model,
                 reflection_model=reflection_model,
-                limits=limits,
+                limits=model_choices.limits(),
                 timeout_s=settings.MODEL_TIMEOUT_S,
             )
         except ModelChoiceError as exc:
