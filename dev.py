@@ -36,7 +36,10 @@ def ensure_venv(requirements: str) -> Path:
     if not stamp.exists() or stamp.read_text() != digest:
         print(f"Installing {requirements} ...", flush=True)
         pip = [str(BIN / "python"), "-m", "pip", "--disable-pip-version-check"]
-        subprocess.run([*pip, "install", "--quiet", "-r", str(ROOT / requirements)], check=True)
+        # From the checkout: requirements.txt installs the runtime by its path (./runtime).
+        subprocess.run(
+            [*pip, "install", "--quiet", "-r", str(ROOT / requirements)], check=True, cwd=ROOT
+        )
         stamp.write_text(digest)
     return BIN / "python"
 
@@ -65,7 +68,7 @@ def test(args: list[str]) -> int:
         )
         env = os.environ
         if Path(step[0]).name == "lint-imports":  # it imports nothing, but must find ours
-            env = {**env, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "runtime")])}
+            env = {**env, "PYTHONPATH": str(ROOT)}
         code = subprocess.run(step, env=env).returncode
         if code == 5:
             print("No tests were collected: that is a failure, not a pass.", file=sys.stderr)

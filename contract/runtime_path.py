@@ -1,18 +1,11 @@
-"""Where the child runtime lives, and making its `skynet` package importable here.
+"""Where the sandbox runtime's files live: the folder the sandbox stages and runs.
 
-The parent reuses skynet.returns / rewardspec / signature / wire so both sides
-apply the same rules. pytest already puts runtime/ on sys.path; other entry
-points (Django, Celery) get it from here.
+The parent imports the same `skynet` package (installed from runtime/, see
+runtime/pyproject.toml) to apply the same rules as the children.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runtime")
-
-
-def ensure_importable() -> None:
-    if not any(os.path.abspath(p or ".") == RUNTIME_DIR for p in sys.path):
-        sys.path.append(RUNTIME_DIR)

@@ -61,12 +61,17 @@ def wheel_bwrap() -> str | None:
 
 
 def _files(runtime_dir: str) -> list[tuple[str, str]]:
-    """(relative path, host path) of the runtime's files, symlinks followed."""
+    """(relative path, host path) of the runtime's Python files, symlinks followed; not
+    its packaging (pyproject.toml, the metadata an install leaves)."""
     found = []
     for folder, dirs, names in os.walk(runtime_dir, followlinks=True):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in ("__pycache__", "build") and not d.startswith(".") and "." not in d
+        )
         for name in sorted(names):
-            if name.startswith(".") or name.endswith((".pyc", ".pyo")):
+            if name.startswith(".") or not name.endswith(".py"):
                 continue
             path = os.path.join(folder, name)
             found.append((os.path.relpath(path, runtime_dir), path))
