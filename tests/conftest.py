@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -13,7 +12,7 @@ from django.core.cache import caches
 
 from skynet_web.env import redis_py_url
 from skynet_web.private_files import private_dir
-from skynet_web.processes import celery_worker_argv
+from skynet_web.processes import Supervisor, celery_worker_argv
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -158,13 +157,9 @@ def celery_worker_process(django_db_setup, django_db_blocker, broker, redis_url,
     }
     env.pop("ANTHROPIC_API_KEY", None)
     log_path = private_dir(ROOT / "var", tighten=True) / "test-worker.log"
-    log = open(log_path, "wb")
-    process = subprocess.Popen(
-        celery_worker_argv(name=f"test-{os.getpid()}@%h", quiet=True),
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+    children = Supervisor(cwd=ROOT, env=env)
+    process = children.start(
+        "test worker", celery_worker_argv(name=f"test-{os.getpid()}@%h", quiet=True), log=log_path
     )
     try:
         deadline = time.monotonic() + 60
@@ -177,13 +172,7 @@ def celery_worker_process(django_db_setup, django_db_blocker, broker, redis_url,
             raise RuntimeError(f"the test worker did not answer a ping; see {log_path}")
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+        children.stop()
 
 
 def wait_for(predicate, timeout: float = 60.0, interval: float = 0.1):

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from skynet_web import embedded_redis
-from skynet_web.processes import celery_worker_argv
+from skynet_web.processes import Supervisor, celery_worker_argv
 from tests.conftest import ROOT, _database_url, wait_for
 
 # Fast clocks for the sweeps, so the tests take seconds, not minutes.
@@ -53,7 +52,7 @@ def workers(private_redis, tmp_path, broker, monkeypatch):
     # Publish through new pools on the private Redis, not ones an earlier test opened.
     monkeypatch.setattr(broker, "_pool", None)
     monkeypatch.setattr(broker.amqp, "_producer_pool", None)
-    started: list[subprocess.Popen] = []
+    children = Supervisor(cwd=ROOT)
     env = {
         **os.environ,
         **FAST,
@@ -62,25 +61,14 @@ def workers(private_redis, tmp_path, broker, monkeypatch):
     }
 
     def start(name: str, extra_env: dict | None = None) -> subprocess.Popen:
-        log = open(tmp_path / f"{name}.log", "wb")
-        process = subprocess.Popen(
+        process = children.start(
+            name,
             celery_worker_argv(name=f"{name}-{os.getpid()}@%h", quiet=True),
-            cwd=ROOT,
+            log=tmp_path / f"{name}.log",
             env={**env, **(extra_env or {})},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
         )
-        started.append(process)
         wait_for(lambda: f"{name}-{os.getpid()}@" in str(_ping(broker)), 60)
         return process
 
     yield start
-    for process in started:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+    children.stop()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import subprocess
 import sys
 import time
 
@@ -20,7 +19,7 @@ from django.core.management.base import BaseCommand
 
 from skynet_web import embedded_redis
 from skynet_web.private_files import PRIVATE_FILE_MODE, private_dir
-from skynet_web.processes import celery_worker_argv
+from skynet_web.processes import Supervisor, celery_worker_argv
 
 DEMO_USERNAME = "demo"
 
@@ -87,14 +86,9 @@ class Command(BaseCommand):
         call_command("collectstatic", interactive=False, verbosity=0)
         username, password = ensure_demo_account(settings.VAR_DIR / "demo-login.txt")
 
-        python = sys.executable
-        children = [
-            subprocess.Popen(
-                celery_worker_argv(concurrency=concurrency),
-                env=env,
-            ),
-            subprocess.Popen([python, "manage.py", "runserver", addr, "--noreload"], env=env),
-        ]
+        children = Supervisor(env=env)
+        children.start("worker", celery_worker_argv(concurrency=concurrency))
+        children.start("web", [sys.executable, "manage.py", "runserver", addr, "--noreload"])
         self.stdout.write("")
         self._say_sandbox()
         self.stdout.write(self.style.SUCCESS(f"The workbench is at http://{addr}/"))
@@ -114,24 +108,15 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
         try:
-            while not stopping and all(child.poll() is None for child in children):
+            while not stopping and not children.exited():
                 time.sleep(0.2)
         finally:
-            for child in children:
-                if child.poll() is None:
-                    child.send_signal(signal.SIGTERM)
-            for child in children:
-                try:
-                    child.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    child.kill()
+            exited = children.exited()
+            children.stop(grace_s=15)
             if redis_process is not None:
                 embedded_redis.stop(redis_process, settings.EMBEDDED_REDIS_SOCKET)
             self.stdout.write("Stopped.")
-        failed = [
-            child
-            for child in children
-            if child.returncode not in (0, -signal.SIGTERM, -signal.SIGINT, None)
-        ]
-        if failed and not stopping:
+        if exited and not stopping:
+            names = ", ".join(child.name for child in exited)
+            self.stderr.write(f"Stopped everything: {names} exited on its own.")
             sys.exit(1)
