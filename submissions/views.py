@@ -6,10 +6,13 @@ htmx the same POST answers with the next step's wizard partial and pushes its UR
 
 from __future__ import annotations
 
+import io
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig
 from django.http import (
+    FileResponse,
     Http404,
     HttpRequest,
     HttpResponse,
@@ -319,7 +322,7 @@ def run_bundle(request: HttpRequest, pk: int) -> HttpResponse:
     return _zip(bundle.for_run(run), f"skynet-run-{run.pk}.zip")
 
 
-def _zip(data: bytes, filename: str) -> HttpResponse:
-    response = HttpResponse(data, content_type="application/zip")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+def _zip(data: bytes, filename: str) -> FileResponse:
+    return FileResponse(
+        io.BytesIO(data), as_attachment=True, filename=filename, content_type="application/zip"
+    )

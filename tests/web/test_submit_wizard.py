@@ -230,7 +230,7 @@ def test_the_bundle_holds_what_the_run_uses_and_a_working_dspy_metric(
     response = owner_client.get(f"/en/runs/{run.pk}/bundle.zip")
     assert response["Content-Type"] == "application/zip"
     assert f"skynet-run-{run.pk}.zip" in response["Content-Disposition"]
-    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
     names = set(archive.namelist())
     assert {"metric.py", "run.json", "dataset.csv", "check-report.json", "program.py"} <= names
     assert {"dspy_metric.py", "skynet/dspy_adapter.py", "skynet/returns.py"} <= names
