@@ -138,11 +138,6 @@ def draft_splits(draft: Draft) -> dict[str, list[int]]:
     )
 
 
-def draft_cases(draft: Draft) -> list[dict]:
-    assert draft.dataset is not None
-    return dataset_files.build_cases(table_of(draft.dataset), draft.roles)
-
-
 def sample_indices(draft: Draft) -> list[int]:
     """The 3 train rows the contract check runs on (deterministic for the draft's seed);
     DatasetError when the dataset step has a problem."""

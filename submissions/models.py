@@ -104,7 +104,7 @@ class Draft(models.Model):
     engine = models.CharField(max_length=10, choices=Engine.choices, default=Engine.AUTO)
     budget = models.PositiveIntegerField(default=500)
     # 5. The latest contract check started from this draft (it may be stale: see
-    # services.check_state).
+    # rules.check_state).
     contract_check = models.ForeignKey(
         Check, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
