@@ -191,7 +191,7 @@ def dataset_upload(request: HttpRequest, pk: int) -> HttpResponse:
 @csrf_protect
 @login_required
 @require_POST
-def _dataset_upload(request: HttpRequest, pk: int, limit: uploads.SizeLimitHandler):
+def _dataset_upload(request: HttpRequest, pk: int, limit: uploads.SizeLimitHandler) -> HttpResponse:
     draft = selectors.get_draft_for_user(request.user, pk)
     if draft.submitted:
         raise Http404
