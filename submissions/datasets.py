@@ -1,6 +1,7 @@
 """What a draft's dataset settings make of its dataset: roles, splits and the check's
 sample. Computing them reads every row, so the result is stored on the draft
-(`dataset_facts`) and only recomputed when the settings change."""
+(`Draft.dataset_facts`, read through `current_facts`) and only recomputed when the
+settings change."""
 
 from __future__ import annotations
 
@@ -111,7 +112,7 @@ def compute_facts(
     return facts
 
 
-def dataset_facts(draft: Draft) -> dict | None:
+def current_facts(draft: Draft) -> dict | None:
     """The stored facts when they belong to the draft's current settings, else fresh ones."""
     if draft.dataset_id is None:
         return None
@@ -138,15 +139,10 @@ def draft_splits(draft: Draft) -> dict[str, list[int]]:
     )
 
 
-def draft_cases(draft: Draft) -> list[dict]:
-    assert draft.dataset is not None
-    return dataset_files.build_cases(table_of(draft.dataset), draft.roles)
-
-
 def sample_indices(draft: Draft) -> list[int]:
     """The 3 train rows the contract check runs on (deterministic for the draft's seed);
     DatasetError when the dataset step has a problem."""
-    facts = dataset_facts(draft)
+    facts = current_facts(draft)
     if facts is None or facts["problem"] is not None:
         problem = (facts or {}).get("problem") or {"code": "no_dataset", "params": {}}
         raise DatasetError(problem["code"], params=problem["params"])

@@ -1,5 +1,5 @@
-"""One form a step. Each validates its own fields with the same rules the services
-apply when a later step reads them (submissions.services)."""
+"""One form a step. Each validates its own fields with the same rules that check the
+saved values again when a later step reads them (submissions.rules)."""
 
 from __future__ import annotations
 

@@ -89,7 +89,7 @@ class Draft(models.Model):
     seed = models.BigIntegerField(default=0)
     split_column = models.CharField(max_length=200, blank=True, default="")
     # What the dataset settings above make of the dataset (problem, split counts, the
-    # check's sample), computed when they are saved; see services.dataset_facts.
+    # check's sample), computed when they are saved; see datasets.current_facts.
     dataset_facts = models.JSONField(default=dict, blank=True)
     # 3. Metric
     metric_mode = models.CharField(max_length=8, choices=MetricMode.choices, default="saved")

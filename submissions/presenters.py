@@ -36,7 +36,7 @@ def preview(draft: Draft) -> dict | None:
 
 
 def split_counts(draft: Draft, found: dict) -> list | None:
-    facts = datasets.dataset_facts(draft)
+    facts = datasets.current_facts(draft)
     if facts is None or "dataset" in found:
         return None
     return [(text.SPLIT_NAMES[name], count) for name, count in facts["counts"].items()]
@@ -87,7 +87,7 @@ def step_context(draft: Draft, step: str, *, form=None, upload=None) -> dict:
             (text.STEP_TITLES[s], found[s]) for s in STEPS if s in found and s != "check"
         ]
         if not any(s in found for s in FORM_STEPS):
-            context["sample_rows"] = datasets.dataset_facts(draft)["sample_rows"]
+            context["sample_rows"] = datasets.current_facts(draft)["sample_rows"]
     if step == "review" and not found:
         context["summary"] = services.run_config(draft, split_rows=False)
         context.update(config_rows(context["summary"]))

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from contract.artifacts import Artifact, ArtifactError
 from contract.static import static_check
 from dataset_files import DatasetError
-from submissions.datasets import dataset_facts, sample_indices
+from submissions.datasets import current_facts, sample_indices
 from submissions.models import STEPS, ArtifactKind, Draft, Engine
 
 # The engine Auto picks for each artifact kind (docs: Engines, Auto).
@@ -105,7 +105,7 @@ def _defines_run(source: str) -> bool:
 
 
 def dataset_problem(draft: Draft) -> Problem | None:
-    facts = dataset_facts(draft)
+    facts = current_facts(draft)
     if facts is None:
         return Problem("dataset", "no_dataset", {})
     if facts["problem"] is not None:
@@ -171,7 +171,7 @@ def fingerprint(draft: Draft) -> str:
             # As the check stores it, with the kind the user chose (python or dspy).
             "artifact": {**draft_artifact(draft).to_dict(), "kind": draft.artifact_kind},
             "dataset": draft.dataset.sha256 if draft.dataset else None,
-            "settings": (dataset_facts(draft) or {}).get("key"),
+            "settings": (current_facts(draft) or {}).get("key"),
             "sample": sample_indices(draft) if draft.dataset else None,
             "metric": metric_source(draft),
             "models": [draft.task_model, draft.reflection_model, draft.metric_model],

@@ -17,7 +17,7 @@ from checks.models import Check
 from submissions.datasets import (
     PREVIEW_ROWS,
     compute_facts,
-    dataset_facts,
+    current_facts,
     dataset_settings,
     draft_splits,
     guess_roles,
@@ -109,7 +109,7 @@ def draft_check_start(draft: Draft) -> Check:
     """Start the contract check on 3 train cases; CheckRefused past the user's limits."""
     locked = Draft.objects.select_for_update().get(pk=draft.pk)
     check_services.check_admit(locked.owner)
-    sample = dataset_facts(locked)["sample_cases"]
+    sample = current_facts(locked)["sample_cases"]
     source = metric_source(locked) or ""
     check = check_services.check_create(
         owner=locked.owner,
@@ -144,7 +144,7 @@ def run_config(draft: Draft, *, split_rows: bool = True) -> dict:
     split column would read every row: for a summary to show, not to run."""
     assert draft.dataset is not None and draft.contract_check is not None
     splits = draft_splits(draft) if split_rows else None
-    counts = dataset_files.counts(splits) if splits else dataset_facts(draft)["counts"]
+    counts = dataset_files.counts(splits) if splits else current_facts(draft)["counts"]
     version = draft.saved_version
     return {
         "format": 1,

@@ -126,7 +126,7 @@ def _checked_draft(owner, metric):
     submit_services.draft_update(
         draft, "models", {"task_model": "openai/gpt-4.1", "reflection_model": "openai/gpt-4.1"}
     )
-    facts = datasets.dataset_facts(draft)
+    facts = datasets.current_facts(draft)
     cases = [case_from_dict(case) for case in facts["sample_cases"]]
     result = run_check(
         metric.latest_version.source, cases, timeout_s=10, artifact=Artifact.python(program)

@@ -10,12 +10,15 @@ import sys
 import zipfile
 
 import pytest
+from django.core.files.uploadhandler import StopUpload
+from django.test import Client
 
 from checks import execution
 from checks.models import Check
 from metrics import services as metric_services
 from submissions import datasets, rules, services
 from submissions.models import Dataset, Draft, Run
+from submissions.uploads import SizeLimitHandler
 
 pytestmark = pytest.mark.django_db
 
@@ -227,7 +230,7 @@ def test_the_bundle_holds_what_the_run_uses_and_a_working_dspy_metric(
     response = owner_client.get(f"/en/runs/{run.pk}/bundle.zip")
     assert response["Content-Type"] == "application/zip"
     assert f"skynet-run-{run.pk}.zip" in response["Content-Disposition"]
-    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
     names = set(archive.namelist())
     assert {"metric.py", "run.json", "dataset.csv", "check-report.json", "program.py"} <= names
     assert {"dspy_metric.py", "skynet/dspy_adapter.py", "skynet/returns.py"} <= names
@@ -435,8 +438,6 @@ def test_dataset_preview_roles_and_counts(owner_client, draft):
         datasets.draft_splits(draft)
         and sum(len(v) for v in datasets.draft_splits(draft).values()) == 10
     )
-    # A case with no Output value has expected None.
-    assert datasets.draft_cases(draft)[9]["expected"] is None
 
 
 def test_splits_from_a_split_column(owner_client, draft):
@@ -571,8 +572,39 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(owner_client, draft)
     assert response.status_code == 400
     assert "The file is 50.0" in response.content.decode()
     assert "the limit is 20.0" in response.content.decode()
+    assert not response.wsgi_request.FILES  # stopped at the limit, never stored whole
     draft.refresh_from_db()
     assert draft.dataset == before
+
+
+def test_the_upload_keeps_its_csrf_check_and_its_limit_with_the_check_on(owner, draft):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(owner)
+    client.get(url(draft, "artifact"))  # a page with a form sets the token's cookie
+    token = client.cookies["csrftoken"].value
+    assert upload(client, draft, CSV.encode()).status_code == 403
+    # The page's form sends the token before the file, so it is read before the limit.
+    big = b"question,label\n" + b"x" * (21 * 1024 * 1024)
+    response = client.post(
+        f"/en/submit/{draft.pk}/upload/",
+        {"csrfmiddlewaretoken": token, "file": _named(big, "h.csv")},
+    )
+    assert response.status_code == 400
+    assert "the limit is 20.0" in response.content.decode()
+    assert not response.wsgi_request.FILES
+    assert Dataset.objects.count() == 0
+
+
+def test_the_size_limit_stops_the_upload_where_the_file_passes_it():
+    handler = SizeLimitHandler(limit=10)
+    handler.handle_raw_input(None, {}, 100, b"--b")
+    handler.new_file("file", "a.csv", "text/csv", None)
+    assert handler.receive_data_chunk(b"x" * 10, 0) == b"x" * 10
+    assert handler.refused_size is None
+    with pytest.raises(StopUpload) as stopped:
+        handler.receive_data_chunk(b"x", 10)
+    assert handler.refused_size == 100
+    assert not stopped.value.connection_reset  # the rest is read, the answer gets through
 
 
 def test_a_file_in_another_encoding_is_read_with_a_warning(owner_client, draft):

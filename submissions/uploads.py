@@ -1,0 +1,46 @@
+"""The dataset upload's size limit, applied while Django reads the body."""
+
+from __future__ import annotations
+
+from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+
+# Past this request size the rest of a refused body is left unread (the connection is
+# closed) rather than read and dropped.
+DRAIN_LIMIT = 256 * 1024 * 1024
+
+
+class SizeLimitHandler(FileUploadHandler):
+    """Stops the upload once a file passes `limit` bytes; the handlers after it store
+    the file as usual until then, and drop what they stored when it stops.
+
+    Put it first in request.upload_handlers, before anything reads request.POST or
+    request.FILES. Django then reads and drops the rest of the body, so the browser
+    gets the answer rather than a reset connection; nothing of it is kept.
+    `refused_size` is then the size to report: the request's length, as the file's own
+    is not known without reading all of it.
+    """
+
+    def __init__(self, request=None, *, limit: int) -> None:
+        super().__init__(request)
+        self.limit = limit
+        self.refused_size: int | None = None
+        self._request_length = 0
+        self._received = 0
+
+    def handle_raw_input(self, input_data, META, content_length, boundary, encoding=None):
+        self._request_length = content_length
+        return None  # the parsing is left to Django
+
+    def new_file(self, *args, **kwargs) -> None:
+        super().new_file(*args, **kwargs)
+        self._received = 0
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
+        self._received += len(raw_data)
+        if self._received > self.limit:
+            self.refused_size = max(self._request_length, self._received)
+            raise StopUpload(connection_reset=self._request_length > DRAIN_LIMIT)
+        return raw_data
+
+    def file_complete(self, file_size: int) -> None:
+        return None  # the file is the next handler's to make
