@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.http import JsonResponse
 from django.utils.translation import gettext as _
 
-from checks import check_text
 from contract.static import static_check
+from messages import words
+from messages.contract import STAGE_NAMES
 
 
 def static_diagnostics(source: str) -> list[dict]:
@@ -19,7 +20,7 @@ def static_diagnostics(source: str) -> list[dict]:
             found.append(
                 {
                     "stage": stage["id"],
-                    "stage_name": str(check_text.STAGE_NAMES[stage["id"]]),
+                    "stage_name": str(STAGE_NAMES[stage["id"]]),
                     "code": problem["code"],
                     "line": params.get("line") or 1,
                     "column": params.get("column"),
@@ -27,7 +28,7 @@ def static_diagnostics(source: str) -> list[dict]:
                     "end_column": params.get("end_column"),
                     "whole_line": params.get("line") is None,
                     "severity": "error",
-                    "message": check_text.problem_message(problem["code"], params),
+                    "message": words(problem["code"], params),
                 }
             )
     return found

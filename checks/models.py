@@ -117,7 +117,7 @@ class FeedbackReview(models.Model):
     language = models.CharField(max_length=8, default="en")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     text = models.TextField(blank=True, default="")
-    # A model_error code (see contract.codes.MODEL_ERROR_CODES) and the provider's words.
+    # A model_error code (see messages.codes.MODEL_ERROR_CODES) and the provider's words.
     error_code = models.CharField(max_length=40, blank=True, default="")
     error_message = models.TextField(blank=True, default="")
     usage = models.JSONField(null=True, blank=True)

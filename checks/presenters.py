@@ -6,10 +6,11 @@ import json
 
 from django.utils.translation import gettext as _
 
-from checks import check_text
+import messages
 from checks.models import Check
 from checks.selectors import latest_reviews
 from contract.cases import DEFAULT_CASES
+from messages.contract import HINT_ADVICE, RUN_STATUSES
 
 CELL_LIMIT = 2000
 
@@ -32,7 +33,7 @@ def _usd(cost: float | None) -> str:
 def present(check: Check | None) -> dict | None:
     if check is None or not check.result:
         return None
-    rendered = check_text.render(check.result)
+    rendered = messages.render(check.result)
     inputs = check.cases or [case.to_job() for case in DEFAULT_CASES]
     reviews = latest_reviews(check) if check.is_final else {}
     for case in rendered["cases"]:
@@ -45,7 +46,7 @@ def present(check: Check | None) -> dict | None:
             # A wizard check: the output is what the artifact's run returned (its repr),
             # measured by the parent.
             case["output_json"] = run.get("output_repr") or ""
-            case["run_label"] = str(check_text.RUN_STATUSES.get(run.get("status"), ""))
+            case["run_label"] = str(RUN_STATUSES.get(run.get("status"), ""))
             # A failed run is the case's error; its traceback is program.py's.
             case["in_program"] = run.get("status") != "ok" and case.get("problem") == run.get(
                 "problem"
@@ -56,17 +57,14 @@ def present(check: Check | None) -> dict | None:
         else:
             case["output_json"] = _json(given.get("output"))
         case["expected_json"] = _json(given.get("expected"))
-        case["score_text"] = (
-            "" if case["score"] is None else check_text.format_number(case["score"])
-        )
+        case["score_text"] = "" if case["score"] is None else messages.format_number(case["score"])
         case["scores_text"] = [
-            (name, check_text.format_number(value))
-            for name, value in (case["scores"] or {}).items()
+            (name, messages.format_number(value)) for name, value in (case["scores"] or {}).items()
         ]
         case["duration_text"] = _ms(case.get("duration_ms"))
         case["model_calls_text"] = str(usage.get("model_calls") or 0)
         cost = usage.get("cost_usd")
         case["cost_text"] = _usd(cost)
-    rendered["advice"] = str(check_text.HINT_ADVICE)
-    rendered["feedback_examples"] = check_text.feedback_examples()
+    rendered["advice"] = str(HINT_ADVICE)
+    rendered["feedback_examples"] = messages.feedback_examples()
     return rendered

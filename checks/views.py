@@ -10,7 +10,8 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling, trigger_client_event
 
-from checks import check_text, maintenance, presenters, selectors, services
+from checks import maintenance, presenters, selectors, services
+from messages import reference_rows, words
 
 # How long a live panel's request may wait for its check to change before it is answered
 # anyway (and asks again).
@@ -34,7 +35,7 @@ def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "check": check,
         "rendered": presenters.present(check),
         "metric": metric,
-        "reference_rows": check_text.reference_rows(),
+        "reference_rows": reference_rows(),
         # The playground's panel asks for its history table too (?history=1), which the
         # final live update refreshes out of band; the wizard's and the check's own page
         # have no such table.
@@ -64,10 +65,14 @@ def review_create(request: HttpRequest, pk: int, index: int) -> HttpResponse:
         return render(
             request,
             "checks/_review.html",
-            {"check": check, "index": index, "refusal": check_text.review_refusal(refused.code)},
+            {
+                "check": check,
+                "index": index,
+                "refusal": words(refused.code, family="review_refusal"),
+            },
         )
     except services.CheckRefused as refused:
-        message = check_text.refusal_message(refused.code, refused.limit)
+        message = words(refused.code, {"limit": refused.limit}, family="refusal")
         return render(
             request,
             "checks/_review.html",

@@ -1,15 +1,15 @@
 """Every identifier the engine emits, for a translation layer to cover.
 
 The engine never produces prose: stages, statuses, problems, reasons and
-hints are these codes plus parameters. A test elsewhere asserts that each code
-here has a message.
+hints are these codes plus parameters. A model_error also passes on the codes of the
+model call that failed, which the models layer (providers/) lists; messages.codes adds
+them, and a test elsewhere asserts that each code there has a message.
 """
 
 from __future__ import annotations
 
 from contract.artifacts import ARTIFACT_ERRORS, RUN_PROBLEMS, RUN_STATUSES
 from contract.sandbox.errors import REASONS as SANDBOX_UNAVAILABLE_REASONS
-from providers.clients import ERROR_CODES as PROVIDER_ERROR_CODES
 from skynet import rewardspec, signature
 from skynet.returns import PROBLEMS as RETURN_VALUE_PROBLEMS
 
@@ -58,8 +58,8 @@ CRASH_REASONS = ("exited", "signal", "no_result", "protocol", "confine_failed", 
 # Why a stage was skipped although nothing before it failed.
 # run_failed: with an artifact, no case's run got as far as loading metric.py.
 SKIP_REASONS = ("not_defined", "not_static", "run_failed")
-# Codes the default model handler and skynet.llm() use in model_error, then those of
-# the models layer (providers/): the model's state, the provider's answer, the budget.
+# Codes the default model handler and skynet.llm() use in model_error, the model's state
+# and the check's budget; a provider call's own codes come on top (messages.codes).
 MODEL_ERROR_CODES = (
     "no_metric_model",
     "handler_error",
@@ -72,8 +72,6 @@ MODEL_ERROR_CODES = (
     "not_configured",
     # The artifact's llm() calls when no task model is configured.
     "no_task_model",
-    # What a provider call can fail with (providers.clients), then the check's budget.
-    *PROVIDER_ERROR_CODES,
     "budget_exceeded",
 )
 

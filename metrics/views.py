@@ -16,9 +16,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget, trigger_client_event
 
-from checks import check_text, diagnostics, presenters
+from checks import diagnostics, presenters
 from checks import selectors as check_selectors
 from checks import services as check_services
+from messages import reference_rows, words
 from metrics import selectors, services
 from metrics.forms import EditorForm, MetricCreateForm, case_forms
 
@@ -68,7 +69,7 @@ def _playground_context(metric, editor, cases, check=None) -> dict:
         "versions": metric.versions.all()[:10],
         "latest": metric.latest_version,
         "completions_json": json.dumps(diagnostics.completions()),
-        "reference_rows": check_text.reference_rows(),
+        "reference_rows": reference_rows(),
     }
 
 
@@ -142,7 +143,7 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         check = services.check_start_for_metric(metric, version)
     except check_services.CheckRefused as refused:
-        messages.error(request, check_text.refusal_message(refused.code, refused.limit))
+        messages.error(request, words(refused.code, {"limit": refused.limit}, family="refusal"))
         if request.htmx:
             response = render(request, "_messages.html", {}, status=429)
             return reswap(retarget(response, "#messages"), "outerHTML")

@@ -8,8 +8,10 @@ from django.utils.translation import gettext_lazy as _
 
 import dataset_files
 from checks.forms import ModelPickers, model_field
+from messages import words
+from messages.wizard import ROLE_NAMES
 from metrics.models import MetricVersion
-from submissions import datasets, rules, text
+from submissions import datasets, rules
 from submissions.models import ArtifactKind, Dataset, Draft, Engine
 
 CODE = {"rows": 16, "spellcheck": "false", "class": "code"}
@@ -61,7 +63,7 @@ class ArtifactForm(forms.Form):
         problem = rules.artifact_problem(kind, content, source)
         if problem is not None:
             field = "artifact_content" if problem.code in CONTENT_CODES else "program_source"
-            self.add_error(field, text.problem_message(problem.code, problem.params))
+            self.add_error(field, words(problem.code, problem.params, family="step"))
         return data
 
 
@@ -101,7 +103,7 @@ class DatasetForm(forms.Form):
             name = f"role_{index}"
             self.fields[name] = forms.ChoiceField(
                 label=column,
-                choices=[(role, text.ROLE_NAMES[role]) for role in dataset_files.ROLES],
+                choices=[(role, ROLE_NAMES[role]) for role in dataset_files.ROLES],
                 widget=forms.Select(attrs={"data-column": column}),
             )
             self.role_names.append((name, column))
@@ -151,7 +153,7 @@ class DatasetForm(forms.Form):
             if None in ratios or data.get("seed") is None:
                 return data
             if sum(ratios) != 100 or ratios[0] == 0:
-                self.add_error("train_percent", text.dataset_message("bad_ratios"))
+                self.add_error("train_percent", words("bad_ratios", family="dataset"))
                 return data
         else:
             return data
@@ -166,13 +168,7 @@ class DatasetForm(forms.Form):
         )
         problem = self.facts["problem"]
         if problem is not None:
-            params = dict(problem["params"])
-            message = text.dataset_message(
-                problem["code"],
-                row=params.pop("row", None),
-                column=params.pop("column", None),
-                params=params,
-            )
+            message = words(problem["code"], problem["params"], family="dataset")
             field = "split_column" if problem["code"] in SPLIT_COLUMN_CODES else None
             self.add_error(field, message)
         return data
@@ -235,7 +231,7 @@ class MetricForm(forms.Form):
         problem = rules.metric_problem(mode, source)
         if problem is not None:
             field = "metric_version" if mode == "saved" else "inline_source"
-            self.add_error(field, text.problem_message(problem.code, problem.params))
+            self.add_error(field, words(problem.code, problem.params, family="step"))
         return data
 
 
@@ -264,7 +260,7 @@ class ModelsForm(ModelPickers, forms.Form):
     def _required_model(self, name: str, problem: str) -> str:
         value = self._clean_model(name)
         if not value:
-            raise forms.ValidationError(text.problem_message(problem))
+            raise forms.ValidationError(words(problem, family="step"))
         return value
 
     def clean_task_model(self) -> str:
@@ -280,5 +276,5 @@ class ModelsForm(ModelPickers, forms.Form):
         data = super().clean()
         engine = data.get("engine")
         if engine and self.kind not in rules.ENGINE_KINDS[Engine(engine)]:
-            self.add_error("engine", text.problem_message("engine_kind", {"engine": engine}))
+            self.add_error("engine", words("engine_kind", {"engine": engine}, family="step"))
         return data

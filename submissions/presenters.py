@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataset_files
-from checks import check_text
 from checks import presenters as check_presenters
-from submissions import datasets, rules, services, text
+from messages import reference_rows, words
+from messages.wizard import ENGINE_NAMES, ROLE_NAMES, SPLIT_NAMES, STEP_TITLES
+from submissions import datasets, rules, services
 from submissions.models import FORM_STEPS, STEPS, Draft
 
 
@@ -31,7 +32,10 @@ def preview(draft: Draft) -> dict | None:
             for row in dataset.preview
         ],
         "total": dataset.row_count,
-        "warnings": [text.warning_message(w) for w in dataset.warnings],
+        "warnings": [
+            words(w.get("code"), w.get("params"), family="dataset_warning")
+            for w in dataset.warnings
+        ],
     }
 
 
@@ -39,7 +43,7 @@ def split_counts(draft: Draft, found: dict) -> list | None:
     facts = datasets.current_facts(draft)
     if facts is None or "dataset" in found:
         return None
-    return [(text.SPLIT_NAMES[name], count) for name, count in facts["counts"].items()]
+    return [(SPLIT_NAMES[name], count) for name, count in facts["counts"].items()]
 
 
 def step_context(draft: Draft, step: str, *, form=None, upload=None) -> dict:
@@ -54,7 +58,7 @@ def step_context(draft: Draft, step: str, *, form=None, upload=None) -> dict:
             {
                 "id": step_id,
                 "number": index + 1,
-                "title": text.STEP_TITLES[step_id],
+                "title": STEP_TITLES[step_id],
                 "done": done,
                 "current": step_id == step,
                 "reachable": step_id in open_steps,
@@ -65,10 +69,10 @@ def step_context(draft: Draft, step: str, *, form=None, upload=None) -> dict:
         "draft": draft,
         "step": step,
         "steps": steps,
-        "step_title": text.STEP_TITLES[step],
+        "step_title": STEP_TITLES[step],
         "previous": STEPS[index - 1] if index else None,
         "form": form,
-        "problems": {k: text.problem_message(p.code, p.params) for k, p in found.items()},
+        "problems": {k: words(p.code, p.params, family="step") for k, p in found.items()},
         "check_state": rules.check_state(draft),
     }
     if step == "dataset":
@@ -81,10 +85,10 @@ def step_context(draft: Draft, step: str, *, form=None, upload=None) -> dict:
         context["rendered"] = (
             check_presenters.present(draft.contract_check) if draft.contract_check else None
         )
-        context["reference_rows"] = check_text.reference_rows()
+        context["reference_rows"] = reference_rows()
         context["gate_open"] = not found
         context["blocking"] = [
-            (text.STEP_TITLES[s], found[s]) for s in STEPS if s in found and s != "check"
+            (STEP_TITLES[s], found[s]) for s in STEPS if s in found and s != "check"
         ]
         if not any(s in found for s in FORM_STEPS):
             context["sample_rows"] = datasets.current_facts(draft)["sample_rows"]
@@ -97,13 +101,13 @@ def step_context(draft: Draft, step: str, *, form=None, upload=None) -> dict:
 def config_rows(config: dict) -> dict:
     """The engine, the column roles and the split counts of a run configuration, worded."""
     return {
-        "engine_name": text.ENGINE_NAMES.get(config["engine"]["resolved"], ""),
+        "engine_name": ENGINE_NAMES.get(config["engine"]["resolved"], ""),
         "role_rows": [
-            (column, text.ROLE_NAMES.get(role, role))
+            (column, ROLE_NAMES.get(role, role))
             for column, role in config["dataset"]["columns"].items()
         ],
         "split_rows": [
-            (text.SPLIT_NAMES[name], count)
+            (SPLIT_NAMES[name], count)
             for name, count in config["dataset"]["splits"]["counts"].items()
         ],
     }

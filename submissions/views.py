@@ -27,10 +27,12 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
 import dataset_files
-from checks import check_text, diagnostics
+from checks import diagnostics
 from checks import services as check_services
 from dataset_files import DatasetError
-from submissions import bundle, presenters, rules, selectors, services, text, uploads
+from messages import words
+from messages.wizard import STEP_TITLES
+from submissions import bundle, presenters, rules, selectors, services, uploads
 from submissions.forms import ArtifactForm, DatasetForm, MetricForm, ModelsForm, UploadForm
 from submissions.models import FORM_STEPS, STEPS, Draft
 
@@ -143,7 +145,7 @@ def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
         opened = next(s for s in STEPS if s in found)
         messages.info(
             request,
-            _("Finish “%(step)s” first.") % {"step": text.STEP_TITLES[opened]},
+            _("Finish “%(step)s” first.") % {"step": STEP_TITLES[opened]},
         )
         return _go(request, draft, opened)
     if request.method != "POST":
@@ -156,7 +158,7 @@ def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
     if form is None:  # the dataset step before any upload
         if action == "back":
             return _go(request, draft, "artifact")
-        messages.error(request, text.problem_message("no_dataset"))
+        messages.error(request, words("no_dataset", family="step"))
         return _render_step(request, draft, step, status=400)
     if form.is_valid():
         facts = form.facts if step == "dataset" else None
@@ -200,8 +202,10 @@ def _dataset_upload(request: HttpRequest, pk: int, limit: uploads.SizeLimitHandl
     except RequestDataTooBig:
         return _upload_failed(request, draft, _("The upload is too large."))
     if limit.refused_size is not None:
-        message = text.dataset_message(
-            "too_large", params={"size": limit.refused_size, "limit": dataset_files.MAX_BYTES}
+        message = words(
+            "too_large",
+            {"size": limit.refused_size, "limit": dataset_files.MAX_BYTES},
+            family="dataset",
         )
         return _upload_failed(request, draft, message)
     if not valid:
@@ -212,7 +216,9 @@ def _dataset_upload(request: HttpRequest, pk: int, limit: uploads.SizeLimitHandl
     try:
         services.dataset_upload(draft, filename=file.name or "dataset", data=file.read())
     except DatasetError as exc:
-        message = text.dataset_message(exc.code, row=exc.row, column=exc.column, params=exc.params)
+        message = words(
+            exc.code, {"row": exc.row, "column": exc.column, **(exc.params or {})}, family="dataset"
+        )
         return _upload_failed(request, draft, message)
     messages.success(request, _("Uploaded. Check the preview, then mark the columns."))
     return _go(request, draft, "dataset")
@@ -239,7 +245,7 @@ def draft_check(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         services.draft_check_start(draft)
     except check_services.CheckRefused as refused:
-        messages.error(request, check_text.refusal_message(refused.code, refused.limit))
+        messages.error(request, words(refused.code, {"limit": refused.limit}, family="refusal"))
         return _render_step(request, draft, "check", status=429)
     return _go(request, draft, "check")
 
@@ -271,7 +277,7 @@ def draft_submit(request: HttpRequest, pk: int) -> HttpResponse:
     except services.SubmitRefused as refused:
         if refused.code == "already_submitted":
             return redirect("run_detail", pk=draft.run.pk)
-        messages.error(request, text.problem_message(refused.code))
+        messages.error(request, words(refused.code, family="step"))
         return _go(request, draft, rules.first_open_step(draft))
     messages.success(request, _("Run submitted. It is queued."))
     if request.htmx:
@@ -293,7 +299,7 @@ def draft_delete(request: HttpRequest, pk: int) -> HttpResponse:
 def draft_bundle(request: HttpRequest, pk: int) -> HttpResponse:
     draft = selectors.get_draft_for_user(request.user, pk)
     if rules.problems(draft):
-        messages.error(request, text.problem_message("check_required"))
+        messages.error(request, words("check_required", family="step"))
         return redirect(_step_url(draft, rules.first_open_step(draft)))
     return _zip(bundle.for_draft(draft), f"skynet-draft-{draft.pk}.zip")
 

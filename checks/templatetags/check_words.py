@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import template
 
-from checks import check_text
+from messages import words
 
 register = template.Library()
 
@@ -10,4 +10,4 @@ register = template.Library()
 @register.filter
 def review_error(review) -> str:
     """A failed review's reason, in the reader's language."""
-    return check_text.model_error_message(review.error_code, review.error_message)
+    return words(review.error_code, {"message": review.error_message}, family="model")

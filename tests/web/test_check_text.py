@@ -5,29 +5,46 @@ from __future__ import annotations
 import pytest
 from django.utils.translation import override
 
-from checks import check_text
-from contract import codes, sandbox
+from contract import sandbox
 from contract.engine import run_check
+from messages import codes, fill, render, words
+from messages.contract import (
+    ARTIFACT_ERRORS,
+    BAD_SIGNATURES,
+    CASE_STATUSES,
+    CASES_ERRORS,
+    CRASHES,
+    HINTS,
+    PROBLEMS,
+    REWARD_SPEC_PROBLEMS,
+    RUN_STATUSES,
+    SKIP_REASONS,
+    STAGE_NAMES,
+    STAGE_STATUSES,
+    SYNTAX_ERRORS,
+)
+from messages.providers import MODEL_ERRORS
+from messages.sandbox import LAYER_NAMES, SANDBOX_UNAVAILABLE
 
 LANGUAGES = ("en", "es", "hi")
 
 # Each code family and the table that words it.
 TABLES = {
-    "stages": check_text.STAGE_NAMES,
-    "stage_statuses": check_text.STAGE_STATUSES,
-    "case_statuses": check_text.CASE_STATUSES,
-    "syntax_error_reasons": check_text.SYNTAX_ERRORS,
-    "signature_reasons": check_text.BAD_SIGNATURES,
-    "reward_spec_codes": check_text.REWARD_SPEC_PROBLEMS,
-    "crash_reasons": check_text.CRASHES,
-    "skip_reasons": check_text.SKIP_REASONS,
-    "model_error_codes": check_text.MODEL_ERRORS,
-    "hints": check_text.HINTS,
-    "layers": check_text.LAYER_NAMES,
-    "cases_errors": check_text.CASES_ERRORS,
-    "artifact_errors": check_text.ARTIFACT_ERRORS,
-    "run_statuses": check_text.RUN_STATUSES,
-    "sandbox_unavailable_reasons": check_text.SANDBOX_UNAVAILABLE,
+    "stages": STAGE_NAMES,
+    "stage_statuses": STAGE_STATUSES,
+    "case_statuses": CASE_STATUSES,
+    "syntax_error_reasons": SYNTAX_ERRORS,
+    "signature_reasons": BAD_SIGNATURES,
+    "reward_spec_codes": REWARD_SPEC_PROBLEMS,
+    "crash_reasons": CRASHES,
+    "skip_reasons": SKIP_REASONS,
+    "model_error_codes": MODEL_ERRORS,
+    "hints": HINTS,
+    "layers": LAYER_NAMES,
+    "cases_errors": CASES_ERRORS,
+    "artifact_errors": ARTIFACT_ERRORS,
+    "run_statuses": RUN_STATUSES,
+    "sandbox_unavailable_reasons": SANDBOX_UNAVAILABLE,
 }
 ROUTED_ELSEWHERE = {
     "syntax_error",
@@ -46,20 +63,20 @@ def test_every_code_of_the_family_has_a_message(family):
 
 
 def test_every_problem_code_has_a_message():
-    worded = set(check_text.PROBLEMS) | set(check_text.REWARD_SPEC_PROBLEMS) | ROUTED_ELSEWHERE
+    worded = set(PROBLEMS) | set(REWARD_SPEC_PROBLEMS) | ROUTED_ELSEWHERE
     assert set(codes.PROBLEMS) - worded == set()
 
 
 @pytest.mark.parametrize("language", ["es", "hi"])
 def test_every_message_is_translated(language):
-    tables = [*TABLES.values(), check_text.PROBLEMS]
+    tables = [*TABLES.values(), PROBLEMS]
     untranslated = []
     for table in tables:
         for code, message in table.items():
             with override("en"):
-                english = check_text.fill(message, {"count": 2})
+                english = fill(message, {"count": 2})
             with override(language):
-                local = check_text.fill(message, {"count": 2})
+                local = fill(message, {"count": 2})
             # REWARD_SPEC is a name in metric.py and reads the same in every language.
             if local == english and code != "reward_spec":
                 untranslated.append(code)
@@ -68,38 +85,34 @@ def test_every_message_is_translated(language):
 
 def test_docs_reasons_read_like_the_docs():
     with override("en"):
-        assert check_text.problem_message("side_info_not_dict", {"type": "str"}) == (
-            "No. The side info is not a dict."
-        )
-        assert check_text.problem_message("score_not_number", {"type": "str"}) == (
+        assert words("side_info_not_dict", {"type": "str"}) == "No. The side info is not a dict."
+        assert words("score_not_number", {"type": "str"}) == (
             "No. The score is a str, not a number."
         )
     with override("es"):
-        assert check_text.problem_message("side_info_not_dict", {}) == (
-            "No. La información adicional no es un dict."
-        )
+        assert words("side_info_not_dict", {}) == "No. La información adicional no es un dict."
 
 
 def test_plural_forms_follow_the_count():
     with override("en"):
-        one = check_text.problem_message("cases_invalid", {"cases": [1], "count": 1})
-        many = check_text.problem_message("cases_invalid", {"cases": [0, 2], "count": 2})
+        one = words("cases_invalid", {"cases": [1], "count": 1})
+        many = words("cases_invalid", {"cases": [0, 2], "count": 2})
     assert one == "1 case returned a value that breaks the contract (case 2)."
     assert many == "2 cases returned a value that breaks the contract (cases 1, 3)."
 
 
 def test_missing_params_never_raise():
     with override("en"):
-        assert "?" in check_text.problem_message("file_too_large", {})
-        assert check_text.problem_message("no_such_code", {}) == "Unknown problem (no_such_code)."
+        assert "?" in words("file_too_large", {})
+        assert words("no_such_code", {}) == "Unknown problem (no_such_code)."
 
 
 def test_a_stored_result_renders_in_the_readers_language():
     stored = run_check(
         "def score(input, output):\n    return 0.8, 'Close.'\n", timeout_s=10
     ).to_dict()
-    english = check_text.render(stored, "en")
-    hindi = check_text.render(stored, "hi")
+    english = render(stored, "en")
+    hindi = render(stored, "hi")
     assert english["cases"][0]["message"] == "No. The side info is not a dict."
     assert hindi["cases"][0]["message"] != english["cases"][0]["message"]
     assert hindi["stages"][4]["name"] == "मेट्रिक का रिटर्न मान"

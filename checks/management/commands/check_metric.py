@@ -23,9 +23,10 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
-from checks import check_text, model_choices, sandbox_pool
+from checks import model_choices, sandbox_pool
 from contract.cases import CasesError, parse_cases_jsonl
 from contract.engine import run_check, validate_timeout
+from messages import format_number, render, words
 from providers.catalogue import CatalogueError, ModelChoiceError, load_catalogue
 from providers.gateway import ModelGateway, gateway_for_check
 
@@ -98,7 +99,7 @@ class Command(BaseCommand):
             finally:
                 if gateway is not None:
                     gateway.close()
-            rendered = check_text.render(result.to_dict())
+            rendered = render(result.to_dict())
             if as_json:
                 self.stdout.write(json.dumps(public_report(rendered), ensure_ascii=False, indent=2))
             else:
@@ -126,7 +127,7 @@ class Command(BaseCommand):
         try:
             return parse_cases_jsonl(data)
         except CasesError as exc:
-            message = check_text.cases_error_message(exc.code, exc.line, exc.params)
+            message = words(exc.code, {"line": exc.line, **(exc.params or {})}, family="cases")
             raise UsageError(f"{path}: {message}") from None
 
     def _gateway(self, metric_model: str | None, reflection_model: str | None):
@@ -230,11 +231,9 @@ def text_report(rendered: dict) -> str:
         }
         parts = [head]
         if case["score"] is not None:
-            parts.append(_("score %(score)s") % {"score": check_text.format_number(case["score"])})
+            parts.append(_("score %(score)s") % {"score": format_number(case["score"])})
         if case["duration_ms"] is not None:
-            parts.append(
-                _("%(ms)s ms") % {"ms": check_text.format_number(round(case["duration_ms"], 1))}
-            )
+            parts.append(_("%(ms)s ms") % {"ms": format_number(round(case["duration_ms"], 1))})
         lines.append("  " + ", ".join(parts))
         if case.get("usage"):
             lines.append("      " + usage_line(case["usage"]))
@@ -243,9 +242,7 @@ def text_report(rendered: dict) -> str:
         for frame in case.get("traceback") or []:
             lines.append(f"      metric.py:{frame['line']} {frame['function']}: {frame['text']}")
         if case["scores"]:
-            named = ", ".join(
-                f"{k}={check_text.format_number(v)}" for k, v in case["scores"].items()
-            )
+            named = ", ".join(f"{k}={format_number(v)}" for k, v in case["scores"].items())
             lines.append("      " + _("named scores: %(scores)s") % {"scores": named})
         if case["feedback"] is not None:
             lines.append(
@@ -279,5 +276,5 @@ def usage_line(usage: dict) -> str:
         "input": usage.get("input_tokens", 0),
         "output": usage.get("output_tokens", 0),
         "cost": f"{usage.get('cost_usd', 0.0):.6f}",
-        "ms": check_text.format_number(round(usage.get("model_ms", 0.0), 1)),
+        "ms": format_number(round(usage.get("model_ms", 0.0), 1)),
     }

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
-from checks.check_text import format_number
+from messages import format_number
 from providers.catalogue import CatalogueError, load_catalogue
 
 

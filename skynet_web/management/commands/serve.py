@@ -46,13 +46,14 @@ class Command(BaseCommand):
 
     def _say_sandbox(self) -> None:
         """Say at once when checks cannot run here, and why, before anyone clicks Run."""
-        from checks import check_text, sandbox_pool
+        from checks import sandbox_pool
         from contract import sandbox
+        from messages import words
 
         config = sandbox_pool.base_config()
         missing = sandbox.availability(config)
         if missing is not None:
-            message = check_text.sandbox_unavailable_message(missing.reason, missing.detail)
+            message = words(missing.reason, {"detail": missing.detail}, family="sandbox")
             self.stdout.write(self.style.ERROR(message))
             self.stdout.write(self.style.ERROR("Contract checks will fail until this is fixed."))
         elif config.mode == "unconfined":

@@ -1,4 +1,5 @@
-"""Every code the wizard and the dataset package report, in the reader's language."""
+"""Words for the dataset package's codes (dataset_files): the upload, its rows and
+columns, the roles and the splits, and the warnings a preview shows."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
-from checks import check_text
-from checks.check_text import UNKNOWN, fill
+from messages.formatting import table_words
 
 # dataset_files: the upload, its rows and columns, the roles and the splits.
 DATASET_ERRORS = {
@@ -101,41 +101,10 @@ JSON_TYPES = {
     "null": _("null"),
 }
 
-# The wizard's own completeness rules (submissions.services.Problem codes).
-STEP_PROBLEMS = {
-    "template_empty": _("Write the prompt template."),
-    "program_empty": _("Write program.py: define run(artifact, input) and return the output."),
-    "no_run_function": check_text.PROBLEMS["no_run_function"],
-    "no_dataset": _("Upload a dataset."),
-    "no_metric": _("Pick a saved metric version."),
-    "metric_empty": _("Write metric.py."),
-    "no_task_model": _("Pick the task model."),
-    "no_reflection_model": _("Pick the reflection model."),
-    "engine_kind": _(
-        "%(engine)s cannot optimize this artifact kind; pick Auto or the engine the "
-        "kind works with."
-    ),
-    "check_required": _("Run the contract check and let it pass before you submit."),
-    "already_submitted": _("This draft was already submitted."),
-}
 
-ENGINE_NAMES = {"auto": _("Auto"), "gepa": _("GEPA"), "dspy_gepa": _("DSPy GEPA")}
-
-STEP_TITLES = {
-    "artifact": _("Artifact"),
-    "dataset": _("Dataset"),
-    "metric": _("Metric"),
-    "models": _("Models and engine"),
-    "check": _("Contract check"),
-    "review": _("Review and submit"),
-}
-
-ROLE_NAMES = {"input": _("Input"), "output": _("Output"), "ignore": _("Ignored")}
-SPLIT_NAMES = {"train": _("train"), "validation": _("validation"), "test": _("test")}
-
-
-def dataset_message(code: str, *, row=None, column=None, params: Mapping | None = None) -> str:
-    params = dict(params or {})
+def dataset_error_words(code: str | None, params: Mapping) -> str:
+    """A DatasetError's sentence; `params` carries its "row" and "column" when it has them."""
+    params = {"row": None, "column": None, **params}
     if code == "not_text":
         params["kind"] = BINARY_KINDS.get(params.get("kind"), BINARY_KINDS["unknown"])
     if code == "bad_json":
@@ -147,32 +116,13 @@ def dataset_message(code: str, *, row=None, column=None, params: Mapping | None 
         params["limit"] = filesizeformat(params.get("limit", 0))
     if code == "bad_role":
         params["role"] = str(params.get("role"))
-    template = DATASET_ERRORS.get(code, UNKNOWN)
-    return fill(template, {"code": code, "row": row, "column": column, **params})
+    return table_words(DATASET_ERRORS, code, params)
 
 
-def warning_message(warning: Mapping) -> str:
-    code = warning.get("code")
-    params = dict(warning.get("params") or {})
+def dataset_warning_words(code: str | None, params: Mapping) -> str:
+    """A preview's warning; formula_like_cells names the first such cell."""
+    params = dict(params)
     if code == "formula_like_cells":
         first = (params.get("cells") or [{}])[0]
         params.update(row=first.get("row"), column=first.get("column"))
-    return fill(DATASET_WARNINGS.get(code, UNKNOWN), {"code": code, **params})
-
-
-def problem_message(code: str, params: Mapping | None = None) -> str:
-    """A step problem's sentence: the wizard's own codes, artifact and dataset codes."""
-    params = dict(params or {})
-    if code == "metric_static":
-        return check_text.stage_message(params.get("stage") or {})
-    if code == "engine_kind":
-        params["engine"] = ENGINE_NAMES.get(params.get("engine"), params.get("engine"))
-    if code in STEP_PROBLEMS:
-        return fill(STEP_PROBLEMS[code], params)
-    if code in check_text.ARTIFACT_ERRORS:
-        return fill(check_text.ARTIFACT_ERRORS[code], params)
-    if code in DATASET_ERRORS:
-        return dataset_message(
-            code, row=params.pop("row", None), column=params.pop("column", None), params=params
-        )
-    return fill(UNKNOWN, {"code": code})
+    return table_words(DATASET_WARNINGS, code, params)

@@ -1,0 +1,252 @@
+"""Words for the contract check engine's codes: stages, statuses, problems, hints, cases.
+
+The engine stores codes and parameters only (contract.codes lists them); these words turn
+them into sentences at display time, so a result stored once reads correctly in English,
+Spanish and Hindi.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext_lazy
+
+from messages.formatting import UNKNOWN, fill, table_words
+from messages.providers import model_error_words
+from messages.sandbox import sandbox_unavailable_words
+
+STAGE_NAMES = {
+    "load": _("Load"),
+    "signature": _("Signature"),
+    "reward_spec": _("REWARD_SPEC"),
+    "call": _("Calls"),
+    "return_value": _("Metric return value"),
+}
+
+STAGE_STATUSES = {
+    "passed": _("Passed"),
+    "failed": _("Failed"),
+    "skipped": _("Skipped"),
+    "pending": _("Waiting"),
+    "running": _("Running"),
+}
+
+CASE_STATUSES = {
+    "valid": _("Valid"),
+    "invalid": _("Invalid"),
+    "error": _("Error"),
+    "timeout": _("Timed out"),
+    "pending": _("Waiting"),
+    "skipped": _("Not run"),
+}
+
+SKIP_REASONS = {
+    "not_defined": _("The metric defines no REWARD_SPEC."),
+    "not_static": _("Checked when the metric runs."),
+    "run_failed": _("Not reached: every run failed before metric.py was loaded."),
+}
+
+# How the artifact's run(artifact, input) went for a case, when the check runs one.
+RUN_STATUSES = {
+    "ok": _("Ran"),
+    "error": _("Error"),
+    "timeout": _("Timed out"),
+}
+
+SYNTAX_ERRORS = {
+    "syntax": _("Syntax error at line %(line)s, column %(column)s: %(msg)s"),
+    "null_bytes": _("metric.py contains a null byte at line %(line)s, column %(column)s."),
+    "too_complex": _("metric.py is nested too deeply for Python to parse."),
+}
+
+BAD_SIGNATURES = {
+    "too_few_parameters": _(
+        "score must accept (input, output) or (input, output, expected); it takes (%(parameters)s)."
+    ),
+    "too_many_required": _(
+        "score requires more than three arguments; give %(names)s a default value."
+    ),
+    "required_keyword_only": _(
+        "score has a required keyword-only parameter %(names)s; give it a default value."
+    ),
+    "not_inspectable": _("The parameters of score cannot be read."),
+}
+
+CRASHES = {
+    "exited": _("The metric process exited with status %(exit_code)s without returning a result."),
+    "signal": _("The metric process was killed by signal %(signal_name)s."),
+    "no_result": _("The metric process ended without returning a result."),
+    "protocol": _("The metric process sent a malformed message to the check."),
+    "confine_failed": _("The sandbox for the metric process could not be set up."),
+    "internal": _("The check could not run this case because of an internal error."),
+}
+
+PROBLEMS = {
+    "not_utf8": _(
+        "metric.py is not UTF-8 text (bad byte at line %(line)s, column %(column)s). Save it as UTF-8."
+    ),
+    "file_too_large": _("metric.py is %(size)s bytes; the limit is %(limit)s bytes."),
+    "import_error": _("Importing metric.py raised %(type)s: %(message)s"),
+    "no_score_function": _("metric.py does not define a function named score."),
+    "timeout": _("Did not finish within the time limit of %(seconds)s s."),
+    "invalid_reward_spec": ngettext_lazy(
+        "REWARD_SPEC has %(count)s problem.", "REWARD_SPEC has %(count)s problems.", "count"
+    ),
+    "cases_failed": ngettext_lazy(
+        "%(count)s case did not return a value (case %(cases)s).",
+        "%(count)s cases did not return a value (cases %(cases)s).",
+        "count",
+    ),
+    "cases_invalid": ngettext_lazy(
+        "%(count)s case returned a value that breaks the contract (case %(cases)s).",
+        "%(count)s cases returned a value that breaks the contract (cases %(cases)s).",
+        "count",
+    ),
+    "exception": _("score raised %(type)s: %(message)s"),
+    "run_error": _("run raised %(type)s: %(message)s"),
+    "run_model_error": _("An llm() call in run failed: %(message)s"),
+    "program_syntax_error": _(
+        "Syntax error in program.py at line %(line)s, column %(column)s: %(msg)s"
+    ),
+    "program_import_error": _("Importing program.py raised %(type)s: %(message)s"),
+    "no_run_function": _("program.py does not define a function named run."),
+    "output_too_large": _(
+        "run returned a %(type)s too large to hand to the metric (at most 2 million characters and 100,000 values)."
+    ),
+    "template_syntax_error": _("The prompt template cannot be read: %(msg)s"),
+    "template_field_not_plain": _(
+        "The prompt template field %(field)s is not a plain name; use fields like {question}."
+    ),
+    "template_unknown_field": _(
+        "The prompt template uses the field %(field)s, but the case's input has none."
+    ),
+    # The return-value reasons follow the docs' own table: "No. <why>."
+    "not_a_pair": _("No. The return value is not a pair of a score and side info."),
+    "score_not_number": _("No. The score is a %(type)s, not a number."),
+    "score_not_finite": _("No. The score is not a finite number."),
+    "side_info_not_dict": _("No. The side info is not a dict."),
+    "feedback_missing": _("No. There is no feedback string."),
+    "feedback_not_string": _("No. The feedback is a %(type)s, not a string."),
+    "scores_not_dict": _('No. The named scores ("scores") are not a dict.'),
+    "named_score_not_number": _("No. The named score %(name)s is not a number."),
+    "named_score_not_finite": _("No. The named score %(name)s is not a finite number."),
+}
+
+REWARD_SPEC_PROBLEMS = {
+    "spec_not_dict": _("REWARD_SPEC is a %(type)s, not a dict."),
+    "weights_missing": _('REWARD_SPEC has no "weights".'),
+    "section_not_dict": _("%(path)s is not a dict."),
+    "weight_missing": _("%(path)s is missing; weights must have accuracy, speed and cost."),
+    "weight_unknown": _("%(path)s is not a known weight; use accuracy, speed and cost."),
+    "weight_not_number": _("%(path)s is not a number."),
+    "weight_not_finite": _("%(path)s is not a finite number."),
+    "weight_negative": _("%(path)s is negative; each weight must be 0 or more."),
+    "weights_all_zero": _("All weights are 0; at least one must be more than 0."),
+    "reference_missing": _("%(path)s is missing; it must be a positive number."),
+    "reference_not_number": _("%(path)s is not a number."),
+    "reference_not_finite": _("%(path)s is not a finite number."),
+    "reference_not_positive": _("%(path)s must be a positive number."),
+}
+
+HINTS = {
+    "feedback_empty": _(
+        "The feedback is empty, so the reflection model has nothing to learn from."
+    ),
+    "feedback_too_short": _(
+        "The feedback is only %(length)s characters long. Say what is wrong and what a correct output looks like."
+    ),
+    "feedback_generic": _(
+        "The feedback is a generic word. Name what is wrong, for example: Expected 'billing', got 'other'."
+    ),
+    "feedback_same_for_different_scores": _(
+        "Cases %(cases)s scored differently (%(scores)s) but got the same feedback."
+    ),
+    "feedback_restates_score": _(
+        "The feedback only restates the score. The score says how good the output is; the feedback should say why."
+    ),
+    "feedback_not_actionable": _(
+        "This case scored %(score)s, but its feedback says neither what is wrong nor what a correct output looks like."
+    ),
+    "score_out_of_range": _(
+        "The score %(score)s is outside 0 to 1 and the metric has no REWARD_SPEC. Keep scores from 0 to 1 unless you mean otherwise."
+    ),
+    "bool_score": _(
+        "The score is a bool. Python counts it as a number, but return 1.0 or 0.0 to say what you mean."
+    ),
+}
+
+# What good looks like, shown beside the hints (the docs' poor vs useful feedback).
+HINT_ADVICE = _(
+    "GEPA, DSPy GEPA and Auto read the feedback to write the next version. Say what is wrong and what a correct output looks like."
+)
+
+CASES_ERRORS = {
+    "cases_too_large": _("The cases file is larger than %(limit)s bytes."),
+    "bad_json": _("Line %(line)s is not valid JSON."),
+    "not_object": _("Line %(line)s is not a JSON object."),
+    "input_missing": _('Line %(line)s has no "input".'),
+    "input_not_object": _('Line %(line)s: "input" must be a JSON object.'),
+    "output_missing": _('Line %(line)s has no "output".'),
+    "expected_not_object": _('Line %(line)s: "expected" must be a JSON object or null.'),
+    "observation_not_object": _('Line %(line)s: "observation" must be a JSON object.'),
+    "observation_value_not_number": _(
+        'Line %(line)s: observation "%(key)s" must be a number of 0 or more, or null.'
+    ),
+    "wrong_count": _("The cases file has %(count)s cases; the contract check needs %(expected)s."),
+}
+
+# A submitted artifact that cannot be run at all (checked before any case starts).
+ARTIFACT_ERRORS = {
+    "artifact_kind_unknown": _("Unknown artifact kind %(kind)s."),
+    "artifact_not_string": _("The artifact's %(field)s must be text."),
+    "artifact_too_large": _("The artifact is %(size)s bytes; the limit is %(limit)s bytes."),
+    "program_missing": _("A Python program artifact needs the program's source."),
+    "program_not_utf8": _("program.py is not UTF-8 text."),
+    "program_too_large": _("program.py is %(size)s bytes; the limit is %(limit)s bytes."),
+    "program_syntax_error": PROBLEMS["program_syntax_error"],
+    "template_syntax_error": PROBLEMS["template_syntax_error"],
+    "template_field_not_plain": PROBLEMS["template_field_not_plain"],
+}
+
+
+def check_problem_words(code: str | None, params: Mapping) -> str:
+    """One sentence for a stage's or a case's problem."""
+    if not code:
+        return ""
+    if code == "syntax_error":
+        return fill(SYNTAX_ERRORS.get(params.get("reason"), SYNTAX_ERRORS["syntax"]), params)
+    if code == "bad_signature":
+        return fill(
+            BAD_SIGNATURES.get(params.get("reason"), BAD_SIGNATURES["not_inspectable"]), params
+        )
+    if code == "crashed":
+        return fill(CRASHES.get(params.get("reason"), CRASHES["internal"]), params)
+    if code == "sandbox_unavailable":
+        return sandbox_unavailable_words(params.get("reason"), params)
+    if code == "model_error":
+        return model_error_words(params.get("code"), params)
+    if code in PROBLEMS:
+        return fill(PROBLEMS[code], params)
+    if code in REWARD_SPEC_PROBLEMS:
+        return fill(REWARD_SPEC_PROBLEMS[code], params)
+    return fill(UNKNOWN, {"code": code})
+
+
+def stage_words(stage: Mapping) -> str:
+    """What a stage says beside its status: its problem, or why it was skipped."""
+    if stage.get("problem"):
+        return check_problem_words(stage["problem"], stage.get("params") or {})
+    reason = (stage.get("params") or {}).get("reason")
+    if stage.get("status") == "skipped" and reason in SKIP_REASONS:
+        return str(SKIP_REASONS[reason])
+    return ""
+
+
+def hint_words(code: str | None, params: Mapping) -> str:
+    return table_words(HINTS, code, params)
+
+
+def cases_error_words(code: str | None, params: Mapping) -> str:
+    """Why a cases file was refused; `params["line"]` is its line, when there is one."""
+    return table_words(CASES_ERRORS, code, {"line": None, **params})

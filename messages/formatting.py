@@ -1,0 +1,56 @@
+"""How a code's words take their parameters: filling a sentence and writing numbers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from django.utils.translation import gettext_lazy as _
+
+UNKNOWN = _("Unknown problem (%(code)s).")
+
+
+class _Params(dict):
+    """Parameters for %-formatting that never raise on a missing name."""
+
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def _display(key: str, value: object) -> object:
+    if key == "count":
+        return value  # the plural form is chosen from this number
+    if key == "cases" and isinstance(value, list):
+        return ", ".join(str(index + 1) for index in value if isinstance(index, int))
+    if key in ("names", "parameters") and isinstance(value, list):
+        return ", ".join(str(name) for name in value)
+    if key == "scores" and isinstance(value, list):
+        return ", ".join(format_number(v) for v in value)
+    if key in ("score", "value") and isinstance(value, int | float):
+        return format_number(value)
+    if key == "line" and value is None:
+        return "?"
+    return value
+
+
+def format_number(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return f"{value:.4g}"
+
+
+def fill(template, params: Mapping | None) -> str:
+    values = _Params({key: _display(key, value) for key, value in (params or {}).items()})
+    try:
+        # Format the lazy object itself: an ngettext_lazy message picks its plural form
+        # from params["count"].
+        return str(template % values)
+    except (TypeError, ValueError, KeyError):
+        return str(UNKNOWN % {"code": "format"})
+
+
+def table_words(table: Mapping, code: str | None, params: Mapping) -> str:
+    """The words `table` has for `code`, or the unknown-problem sentence naming it."""
+    return fill(table.get(code, UNKNOWN), {"code": code, **params})

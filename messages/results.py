@@ -1,0 +1,96 @@
+"""A stored check result in the reader's words, and the docs' tables shown beside it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import override
+
+from messages.contract import (
+    CASE_STATUSES,
+    PROBLEMS,
+    STAGE_NAMES,
+    STAGE_STATUSES,
+    check_problem_words,
+    hint_words,
+    stage_words,
+)
+from messages.sandbox import LAYER_NAMES, SANDBOX_MODE_NOTES
+
+
+def render(result: Mapping, language: str | None = None) -> dict:
+    """The result with `name`, `status_label` and `message` added, in `language` (or the active one)."""
+    if language:
+        with override(language):
+            return render(result, None)
+    stages = []
+    for stage in result.get("stages", []):
+        stages.append(
+            {
+                **stage,
+                "name": str(STAGE_NAMES.get(stage["id"], stage["id"])),
+                "status_label": str(STAGE_STATUSES.get(stage["status"], stage["status"])),
+                "message": stage_words(stage),
+                "details": [
+                    check_problem_words(problem["code"], problem.get("params") or {})
+                    for problem in stage.get("problems", [])
+                    if problem["code"] != stage.get("problem")
+                ],
+            }
+        )
+    cases = []
+    for case in result.get("cases", []):
+        cases.append(
+            {
+                **case,
+                "number": case["index"] + 1,
+                "status_label": str(CASE_STATUSES.get(case["status"], case["status"])),
+                "message": check_problem_words(case.get("problem"), case.get("params") or {}),
+            }
+        )
+    hints = [
+        {**hint, "message": hint_words(hint.get("code"), hint.get("params") or {})}
+        for hint in result.get("hints", [])
+    ]
+    layers = [str(LAYER_NAMES.get(layer, layer)) for layer in result.get("layers") or []]
+    note = SANDBOX_MODE_NOTES.get(result.get("sandbox_mode") or "")
+    return {
+        **result,
+        "stages": stages,
+        "cases": cases,
+        "hints": hints,
+        "layer_names": layers,
+        "sandbox_note": str(note) if note else "",
+    }
+
+
+def reference_rows() -> list[tuple[str, str, bool]]:
+    """The docs' table of return values: (value, verdict in words, valid)."""
+    return [
+        ('(0.8, {"feedback": "Close. Missing the date."})', str(_("Yes")), True),
+        ('[1.0, {"feedback": "OK", "scores": {"format": 1.0}}]', str(_("Yes")), True),
+        ("0.8", str(_("No. There is no side info.")), False),
+        ('(0.8, "Close.")', str(PROBLEMS["side_info_not_dict"]), False),
+        ("(0.8, {})", str(PROBLEMS["feedback_missing"]), False),
+        ('("0.8", {"feedback": "OK"})', str(_("No. The score is a string.")), False),
+        (
+            '(0.8, {"feedback": "OK", "scores": {"a": "high"}})',
+            str(_("No. A named score is not a number.")),
+            False,
+        ),
+    ]
+
+
+def feedback_examples() -> list[tuple[str, str]]:
+    """The docs' poor vs useful feedback, shown beside the hints."""
+    return [
+        (
+            str(_("Incorrect.")),
+            str(_("Expected 'billing', got 'other'. The message mentions a charge.")),
+        ),
+        (
+            str(_("Wrong format.")),
+            str(_("The output is not valid JSON. It has a trailing comma after the last field.")),
+        ),
+    ]
