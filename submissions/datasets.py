@@ -113,17 +113,16 @@ def compute_facts(
 
 
 def current_facts(draft: Draft) -> dict | None:
-    """The stored facts when they belong to the draft's current settings, else fresh ones."""
+    """The stored facts when they belong to the draft's current settings (the services
+    store them with every write that changes them), else fresh ones. A read: it never
+    writes the draft."""
     if draft.dataset_id is None:
         return None
     settings = dataset_settings(draft)
     stored = draft.dataset_facts or {}
     key = _facts_key(draft.dataset_id, {**settings, "ratios": list(settings["ratios"])})
     if stored.get("key") != key:
-        stored = compute_facts(draft.dataset, **settings)
-        draft.dataset_facts = stored
-        if draft.pk:
-            Draft.objects.filter(pk=draft.pk).update(dataset_facts=stored)
+        return compute_facts(draft.dataset, **settings)
     return stored
 
 
@@ -142,7 +141,11 @@ def draft_splits(draft: Draft) -> dict[str, list[int]]:
 def sample_indices(draft: Draft) -> list[int]:
     """The 3 train rows the contract check runs on (deterministic for the draft's seed);
     DatasetError when the dataset step has a problem."""
-    facts = current_facts(draft)
+    return sample_of(current_facts(draft))
+
+
+def sample_of(facts: dict | None) -> list[int]:
+    """sample_indices() from facts already read."""
     if facts is None or facts["problem"] is not None:
         problem = (facts or {}).get("problem") or {"code": "no_dataset", "params": {}}
         raise DatasetError(problem["code"], params=problem["params"])

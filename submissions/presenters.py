@@ -6,7 +6,7 @@ import dataset_files
 from checks import presenters as check_presenters
 from messages import reference_rows, words
 from messages.wizard import ENGINE_NAMES, ROLE_NAMES, SPLIT_NAMES, STEP_TITLES
-from submissions import datasets, rules, services
+from submissions import rules, services
 from submissions.models import FORM_STEPS, STEPS, Draft
 
 
@@ -39,16 +39,16 @@ def preview(draft: Draft) -> dict | None:
     }
 
 
-def split_counts(draft: Draft, found: dict) -> list | None:
-    facts = datasets.current_facts(draft)
+def split_counts(facts: dict | None, found: dict) -> list | None:
     if facts is None or "dataset" in found:
         return None
     return [(SPLIT_NAMES[name], count) for name, count in facts["counts"].items()]
 
 
-def step_context(draft: Draft, step: str, *, form=None, upload=None) -> dict:
+def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) -> dict:
     """Everything step.html shows for `step`: the stepper, the form, and per step its extras."""
-    found = rules.problems(draft)
+    draft = state.draft
+    found = state.problems
     open_steps = reachable(found)
     steps = []
     done = True  # a step counts as done only when every step before it is done too
@@ -73,13 +73,13 @@ def step_context(draft: Draft, step: str, *, form=None, upload=None) -> dict:
         "previous": STEPS[index - 1] if index else None,
         "form": form,
         "problems": {k: words(p.code, p.params, family="step") for k, p in found.items()},
-        "check_state": rules.check_state(draft),
+        "check_state": state.check_state,
     }
     if step == "dataset":
         context["upload"] = upload
         context["preview"] = preview(draft)
         context["max_bytes"] = dataset_files.MAX_BYTES
-        context["counts"] = split_counts(draft, found)
+        context["counts"] = split_counts(state.facts, found)
     if step in ("check", "review"):
         context["check"] = draft.contract_check
         context["rendered"] = (
@@ -91,7 +91,7 @@ def step_context(draft: Draft, step: str, *, form=None, upload=None) -> dict:
             (STEP_TITLES[s], found[s]) for s in STEPS if s in found and s != "check"
         ]
         if not any(s in found for s in FORM_STEPS):
-            context["sample_rows"] = datasets.current_facts(draft)["sample_rows"]
+            context["sample_rows"] = state.facts["sample_rows"]
     if step == "review" and not found:
         context["summary"] = services.run_config(draft, split_rows=False)
         context.update(config_rows(context["summary"]))

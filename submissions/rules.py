@@ -16,11 +16,12 @@ import ast
 import hashlib
 import json
 from dataclasses import asdict, dataclass
+from functools import cached_property
 
 from contract.artifacts import Artifact, ArtifactError
 from contract.static import static_check
 from dataset_files import DatasetError
-from submissions.datasets import current_facts, sample_indices
+from submissions.datasets import current_facts, sample_of
 from submissions.models import STEPS, ArtifactKind, Draft, Engine
 
 # The engine Auto picks for each artifact kind (docs: Engines, Auto).
@@ -104,8 +105,7 @@ def _defines_run(source: str) -> bool:
     return False
 
 
-def dataset_problem(draft: Draft) -> Problem | None:
-    facts = current_facts(draft)
+def dataset_problem(facts: dict | None) -> Problem | None:
     if facts is None:
         return Problem("dataset", "no_dataset", {})
     if facts["problem"] is not None:
@@ -133,61 +133,91 @@ def models_problem(draft: Draft) -> Problem | None:
     return None
 
 
-def problems(draft: Draft) -> dict[str, Problem]:
-    """The first problem of each step that is not complete (the check step included)."""
-    found: dict[str, Problem] = {}
-    checks = (
-        (
-            "artifact",
-            lambda: artifact_problem(
-                draft.artifact_kind, draft.artifact_content, draft.program_source
+class DraftState:
+    """What the wizard derives from a draft, each part at most once: the dataset facts,
+    the fingerprint, the check's state and each step's first problem. Build one per
+    request (again after a write) and read everything from it."""
+
+    def __init__(self, draft: Draft) -> None:
+        self.draft = draft
+
+    @cached_property
+    def facts(self) -> dict | None:
+        return current_facts(self.draft)
+
+    @cached_property
+    def problems(self) -> dict[str, Problem]:
+        """The first problem of each step that is not complete (the check step included)."""
+        draft = self.draft
+        found: dict[str, Problem] = {}
+        checks = (
+            (
+                "artifact",
+                lambda: artifact_problem(
+                    draft.artifact_kind, draft.artifact_content, draft.program_source
+                ),
             ),
-        ),
-        ("dataset", lambda: dataset_problem(draft)),
-        ("metric", lambda: metric_problem(draft.metric_mode, metric_source(draft))),
-        ("models", lambda: models_problem(draft)),
-    )
-    for step, check in checks:
-        problem = check()
-        if problem is not None:
-            found[step] = problem
-    if not found and check_state(draft) != "passed":
-        found["check"] = Problem("check", "check_required", {})
-    return found
+            ("dataset", lambda: dataset_problem(self.facts)),
+            ("metric", lambda: metric_problem(draft.metric_mode, metric_source(draft))),
+            ("models", lambda: models_problem(draft)),
+        )
+        for step, check in checks:
+            problem = check()
+            if problem is not None:
+                found[step] = problem
+        if not found and self.check_state != "passed":
+            found["check"] = Problem("check", "check_required", {})
+        return found
+
+    @property
+    def first_open_step(self) -> str:
+        return next((step for step in STEPS if step in self.problems), STEPS[-1])
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """The hash of everything a check of this draft runs; "" while a step is incomplete."""
+        draft = self.draft
+        try:
+            config = {
+                # As the check stores it, with the kind the user chose (python or dspy).
+                "artifact": {**draft_artifact(draft).to_dict(), "kind": draft.artifact_kind},
+                "dataset": draft.dataset.sha256 if draft.dataset else None,
+                "settings": (self.facts or {}).get("key"),
+                "sample": sample_of(self.facts) if draft.dataset else None,
+                "metric": metric_source(draft),
+                "models": [draft.task_model, draft.reflection_model, draft.metric_model],
+            }
+        except DatasetError:
+            return ""
+        text = json.dumps(config, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    @cached_property
+    def check_state(self) -> str:
+        """ "none", "stale" (run for something that has changed since), or the check's
+        status (queued, running, passed, failed) when it is the draft's current one."""
+        check = self.draft.contract_check
+        if check is None:
+            return "none"
+        if self.draft.check_fingerprint != self.fingerprint:
+            return "stale"
+        return check.status
+
+
+# One-off reads, for a caller that needs one part once.
+
+
+def problems(draft: Draft) -> dict[str, Problem]:
+    return DraftState(draft).problems
 
 
 def first_open_step(draft: Draft) -> str:
-    found = problems(draft)
-    return next((step for step in STEPS if step in found), STEPS[-1])
-
-
-# -- the contract check as the gate ------------------------------------------------
+    return DraftState(draft).first_open_step
 
 
 def fingerprint(draft: Draft) -> str:
-    """The hash of everything a check of this draft runs; "" while a step is incomplete."""
-    try:
-        config = {
-            # As the check stores it, with the kind the user chose (python or dspy).
-            "artifact": {**draft_artifact(draft).to_dict(), "kind": draft.artifact_kind},
-            "dataset": draft.dataset.sha256 if draft.dataset else None,
-            "settings": (current_facts(draft) or {}).get("key"),
-            "sample": sample_indices(draft) if draft.dataset else None,
-            "metric": metric_source(draft),
-            "models": [draft.task_model, draft.reflection_model, draft.metric_model],
-        }
-    except DatasetError:
-        return ""
-    text = json.dumps(config, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return DraftState(draft).fingerprint
 
 
 def check_state(draft: Draft) -> str:
-    """ "none", "stale" (run for something that has changed since), or the check's
-    status (queued, running, passed, failed) when it is the draft's current one."""
-    check = draft.contract_check
-    if check is None:
-        return "none"
-    if draft.check_fingerprint != fingerprint(draft):
-        return "stale"
-    return check.status
+    return DraftState(draft).check_state

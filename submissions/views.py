@@ -91,8 +91,13 @@ def _values(step: str, form) -> dict:
     return {name: data[name] for name in form.fields}
 
 
-def _render_step(request, draft, step, form=None, upload=None, status=200) -> HttpResponse:
-    context = presenters.step_context(draft, step, form=form, upload=upload or UploadForm())
+def _render_step(
+    request, draft, step, form=None, upload=None, status=200, state=None
+) -> HttpResponse:
+    """The step's page, or its wizard partial for htmx; `state`: the draft's DraftState
+    when the view already built it."""
+    state = state or rules.DraftState(draft)
+    context = presenters.step_context(state, step, form=form, upload=upload or UploadForm())
     if request.htmx and not request.htmx.boosted:
         response = render(request, "submissions/step.html#wizard", context, status=status)
         if status == 200:
@@ -140,7 +145,8 @@ def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
     if draft.submitted:
         messages.info(request, _("This draft was submitted; here is its run."))
         return redirect("run_detail", pk=draft.run.pk)
-    found = rules.problems(draft)
+    state = rules.DraftState(draft)
+    found = state.problems
     if step not in presenters.reachable(found):
         opened = next(s for s in STEPS if s in found)
         messages.info(
@@ -149,7 +155,7 @@ def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
         )
         return _go(request, draft, opened)
     if request.method != "POST":
-        return _render_step(request, draft, step, form=_form_for(draft, step))
+        return _render_step(request, draft, step, form=_form_for(draft, step), state=state)
     if step not in FORM_STEPS:
         # The check and review steps act through their own URLs (check/run/, submit/).
         return HttpResponseNotAllowed(["GET"])
@@ -239,7 +245,7 @@ def draft_check(request: HttpRequest, pk: int) -> HttpResponse:
     draft = selectors.get_draft_for_user(request.user, pk)
     if draft.submitted:
         raise Http404
-    found = rules.problems(draft)
+    found = rules.DraftState(draft).problems
     if any(step in found for step in FORM_STEPS):
         return _go(request, draft, next(s for s in STEPS if s in found))
     try:
@@ -264,7 +270,7 @@ def draft_gate(request: HttpRequest, pk: int) -> HttpResponse:
     """The check step's gate (the Next button and why it is shut), refreshed when the
     check panel reports a final result."""
     draft = selectors.get_draft_for_user(request.user, pk)
-    context = presenters.step_context(draft, "check")
+    context = presenters.step_context(rules.DraftState(draft), "check")
     return render(request, "submissions/step.html#gate", context)
 
 
@@ -298,9 +304,10 @@ def draft_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def draft_bundle(request: HttpRequest, pk: int) -> HttpResponse:
     draft = selectors.get_draft_for_user(request.user, pk)
-    if rules.problems(draft):
+    state = rules.DraftState(draft)
+    if state.problems:
         messages.error(request, words("check_required", family="step"))
-        return redirect(_step_url(draft, rules.first_open_step(draft)))
+        return redirect(_step_url(draft, state.first_open_step))
     return _zip(bundle.for_draft(draft), f"skynet-draft-{draft.pk}.zip")
 
 

@@ -752,3 +752,35 @@ def test_a_draft_is_deleted_until_it_is_submitted(
     response = owner_client.post(f"/en/submit/{draft.pk}/delete/", follow=True)
     assert "Draft deleted." not in response.content.decode()
     assert Draft.objects.filter(pk=draft.pk).exists() and Run.objects.get().draft_id == draft.pk
+
+
+def test_a_step_page_works_its_draft_out_once_and_writes_nothing(
+    owner_client,
+    draft,
+    saved_metric,
+    session_models,
+    django_capture_on_commit_callbacks,
+    monkeypatch,
+):
+    """One DraftState per request: the review page, which needs every step's problems,
+    the check's state and the run's summary, parses the metric once, and a read never
+    UPDATEs the draft (even when its stored dataset facts are out of date)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    fill_to_check(owner_client, draft, saved_metric)
+    run_check_now(owner_client, draft, django_capture_on_commit_callbacks)
+    parsed = []
+    real = rules.static_check
+    monkeypatch.setattr(rules, "static_check", lambda source: parsed.append(1) or real(source))
+    with CaptureQueriesContext(connection) as queries:
+        page = owner_client.get(url(draft, "review"))
+    assert page.status_code == 200 and len(parsed) == 1
+    writes = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("UPDATE")]
+    assert [w for w in writes if "submissions_draft" in w] == []
+
+    Draft.objects.filter(pk=draft.pk).update(dataset_facts={})
+    with CaptureQueriesContext(connection) as queries:
+        assert owner_client.get(url(draft, "review")).status_code == 200
+    writes = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("UPDATE")]
+    assert [w for w in writes if "submissions_draft" in w] == []
