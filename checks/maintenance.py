@@ -15,13 +15,31 @@ from checks.services import RUN_CHECK_TASK, enqueue
 logger = logging.getLogger(__name__)
 
 
+def _stale_before():
+    return timezone.now() - timedelta(seconds=settings.CHECK_STALE_AFTER_S)
+
+
+def is_lost(check: Check) -> bool:
+    """Whether the next sweep will end this running check: its worker stopped beating."""
+    return (
+        check.status == Check.Status.RUNNING
+        and check.heartbeat_at is not None
+        and check.heartbeat_at < _stale_before()
+    )
+
+
+def as_the_sweep_will_leave_it(check: Check) -> Check:
+    """For display: a lost check as failed with "worker_lost", as the next sweep of any
+    worker will write it. Nothing is saved: a page read never writes."""
+    if is_lost(check):
+        check.status, check.failure = Check.Status.FAILED, "worker_lost"
+    return check
+
+
 def checks_reap_stale(*, pk: int | None = None) -> int:
     """End running checks whose worker stopped beating as failed, "worker_lost"."""
     now = timezone.now()
-    stale = Check.objects.filter(
-        status=Check.Status.RUNNING,
-        heartbeat_at__lt=now - timedelta(seconds=settings.CHECK_STALE_AFTER_S),
-    )
+    stale = Check.objects.filter(status=Check.Status.RUNNING, heartbeat_at__lt=_stale_before())
     if pk is not None:
         stale = stale.filter(pk=pk)
     reaped = stale.update(status=Check.Status.FAILED, failure="worker_lost", finished_at=now)

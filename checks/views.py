@@ -23,13 +23,12 @@ LONG_POLL_S = 20.0
 def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """One check's result: its own page, and the partial that live updates poll."""
     check = selectors.get_check_for_user(request.user, pk)
-    # The page itself ends a check whose worker died, so a lone dead worker cannot
-    # leave it "running" forever.
-    if check.status == check.Status.RUNNING and maintenance.checks_reap_stale(pk=check.pk):
-        check.refresh_from_db()
     since = request.GET.get("since")
     if request.htmx and since is not None and check.waits_for_news:
         check = selectors.wait_for_change(check, since, LONG_POLL_S)
+    # A check whose worker died shows as the next sweep will end it (and the live panel
+    # stops), without this read writing the row.
+    check = maintenance.as_the_sweep_will_leave_it(check)
     metric = check.metric_version.metric if check.metric_version else None
     context = {
         "check": check,

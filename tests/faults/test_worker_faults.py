@@ -53,14 +53,25 @@ def test_checks_queued_through_a_redis_restart_are_not_lost(owner, workers, priv
     assert all(c.started_at and c.finished_at for c in finished)
 
 
-def test_the_playground_itself_ends_a_check_whose_worker_is_gone(owner, owner_client, settings):
+def test_a_check_whose_worker_is_gone_shows_as_lost_and_the_sweep_ends_it(
+    owner, owner_client, settings
+):
+    """The page says so at once, and its live panel stops; the row is ended by a sweep,
+    never by a page read."""
+    from checks.maintenance import checks_reap_stale
+
     settings.CHECK_STALE_AFTER_S = 2
     check = Check.objects.create(owner=owner, source=QUICK, status=Check.Status.RUNNING)
     Check.objects.filter(pk=check.pk).update(heartbeat_at=check.created_at - timedelta(seconds=10))
     body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
+    assert "The worker running this check was lost. Run the check again." in body
+    panel = owner_client.get(f"/en/checks/{check.pk}/?partial=panel", HTTP_HX_REQUEST="true")
+    assert panel.status_code == 286  # final: htmx stops asking
+    check.refresh_from_db()
+    assert check.status == Check.Status.RUNNING  # the reads wrote nothing
+    assert checks_reap_stale() == 1
     check.refresh_from_db()
     assert check.status == Check.Status.FAILED and check.failure == "worker_lost"
-    assert "The worker running this check was lost. Run the check again." in body
 
 
 def test_a_review_that_never_finished_is_ended(owner, settings):
