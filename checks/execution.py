@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import socket
-import time
 
 from django.conf import settings
 from django.utils import timezone
@@ -43,15 +42,10 @@ def execute_check(check_id: int) -> None:
         return
     check = Check.objects.get(pk=check_id)
     cases = [case_from_dict(item) for item in check.cases] if check.cases else None
-    last_write = [time.monotonic()]
 
     def save_progress(partial) -> None:
         # A quick check is written once, when final; a slow one shows its stages and
-        # cases as they come, a few times a second at most.
-        now = time.monotonic()
-        if now - last_write[0] < PROGRESS_EVERY_S:
-            return
-        last_write[0] = now
+        # cases as they come, a few times a second at most (run_check throttles).
         Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
             result=partial.to_dict(), heartbeat_at=timezone.now()
         )
@@ -66,6 +60,7 @@ def execute_check(check_id: int) -> None:
                 cases,
                 timeout_s=check.timeout_s,
                 on_progress=save_progress,
+                progress_every_s=PROGRESS_EVERY_S,
                 sandbox_config=sandbox_pool.config(),
                 sandboxes=sandbox_pool.sandboxes(),
                 llm_for_case=llm_for_case,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
 from collections.abc import Callable, Sequence
 
 from contract import sandbox
@@ -66,14 +67,28 @@ def validate_timeout(timeout_s: object) -> float:
 class _Check:
     """One run of the check: the result being built and the progress callback."""
 
-    def __init__(self, result: CheckResult, on_progress: ProgressCallback | None) -> None:
+    def __init__(
+        self,
+        result: CheckResult,
+        on_progress: ProgressCallback | None,
+        progress_every_s: float = 0.0,
+    ) -> None:
         self.result = result
         self.on_progress = on_progress
+        self.progress_every_s = progress_every_s
+        self.last_progress = time.monotonic()
         self.bool_scores: dict[int, bool] = {}
 
     def progress(self) -> None:
-        if self.on_progress is not None:
-            self.on_progress(self.result.snapshot())
+        if self.on_progress is None:
+            return
+        if self.progress_every_s > 0:
+            # Decided before the snapshot: a quick check's progress costs no copy at all.
+            now = time.monotonic()
+            if now - self.last_progress < self.progress_every_s:
+                return
+            self.last_progress = now
+        self.on_progress(self.result.snapshot())
 
     def set_stage(
         self,
@@ -279,6 +294,7 @@ def run_check(
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     on_progress: ProgressCallback | None = None,
+    progress_every_s: float = 0.0,
     on_llm: LlmHandler | None = None,
     llm_for_case: Callable[[int], LlmHandler] | None = None,
     sandbox_config: sandbox.SandboxConfig | None = None,
@@ -289,7 +305,9 @@ def run_check(
     """Check metric.py `source` on `cases` (default: the three built-in ones).
 
     timeout_s limits loading and each score() call (1..600, else ValueError).
-    on_progress gets a snapshot after every stage or case change. on_llm
+    on_progress gets a snapshot after every stage or case change; with
+    progress_every_s > 0, only after a change at least that long after the
+    start or the last one it got (the snapshot is then not made). on_llm
     answers skynet.llm() (default: error "no_metric_model"). llm_for_case, when
     given, wins over on_llm: it is called with each case's index for that case's
     handler, and a handler with a usage() method has its answer stored as the
@@ -315,7 +333,7 @@ def run_check(
         ],
     )
     result.sandbox_mode = (sandbox_config or sandbox.SandboxConfig()).mode
-    check = _Check(result, on_progress)
+    check = _Check(result, on_progress, progress_every_s)
     check.set_stage("load", "running")
     check.progress()
 

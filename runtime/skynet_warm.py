@@ -51,8 +51,13 @@ _EXIT_INTERNAL = 70
 _FDS_PER_CASE = 3
 
 
+# Loaded once here: each case process calls prctl twice, and a new handle per call would
+# load and look it up again in every one.
+_libc_prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+
 def _prctl(option: int, value: int) -> None:
-    ctypes.CDLL(None, use_errno=True).prctl(option, ctypes.c_ulong(value), 0, 0, 0)
+    _libc_prctl(option, ctypes.c_ulong(value), 0, 0, 0)
 
 
 def _recv_frame(sock: socket.socket) -> tuple[dict | None, list[int]]:
