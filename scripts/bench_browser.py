@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_checks import Stack, percentile, sigterm_as_interrupt
+from bench_stack import Stack, percentile, sigterm_as_interrupt
 
 # The browser and the flags of the browser tests.
 from tests.browser.conftest import CHROMIUM, FLAGS

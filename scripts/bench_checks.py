@@ -9,24 +9,18 @@ ratios are for a person to read (see bench/README.md).
 
 It starts its own private stack under a temp dir: an embedded Redis on a unix socket, a
 fresh SQLite database, and two Celery worker processes (--concurrency 1 each). Everything it
-starts is stopped in a finally block, also on Ctrl+C. The Stack class is shared with
-scripts/load_test.py, which adds gunicorn.
+starts is stopped in a finally block, also on Ctrl+C (scripts/bench_stack.py, shared with
+scripts/load_test.py and scripts/bench_browser.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import ctypes
 import gzip
 import json
-import logging
 import os
 import platform
-import secrets
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 import cpu_accounting  # noqa: E402 - this folder, found as the script's own
+from bench_stack import ROOT, Stack, percentile, sigterm_as_interrupt  # noqa: E402
 
 BASELINE = ROOT / "bench" / "baseline.json"
 EDITOR_BUNDLE = ROOT / "static" / "editor" / "editor.js"
@@ -64,34 +59,6 @@ for output, label in (("billing", "billing"), ("other", "bug"), ("account", "acc
 # --- small helpers ------------------------------------------------------------------------
 
 
-def percentile(values: list[float], q: float) -> float:
-    """Linear-interpolated percentile, q in [0, 100]."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    if len(ordered) == 1:
-        return ordered[0]
-    rank = (len(ordered) - 1) * q / 100
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: get SIGTERM if this script dies (even by SIGKILL)."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
-
-
 def git_state() -> dict:
     def run(*args: str) -> str:
         try:
@@ -108,240 +75,6 @@ def git_state() -> dict:
 
 
 # --- the stack ----------------------------------------------------------------------------
-
-
-class Stack:
-    """Redis, a fresh SQLite database, Celery workers and (optionally) gunicorn, all private.
-
-    Use as a context manager; stop() is idempotent and ignores Ctrl+C while it runs.
-    """
-
-    def __init__(
-        self,
-        *,
-        workers: int = 2,
-        gunicorn_workers: int = 0,
-        extra_env: dict[str, str] | None = None,
-        keep: bool = False,
-        log=print,
-    ) -> None:
-        self.workers = workers
-        self.gunicorn_workers = gunicorn_workers
-        self.extra_env = extra_env or {}
-        self.keep = keep
-        self.log = log
-        self.tmp: Path | None = None
-        self.redis_process: subprocess.Popen | None = None
-        self.redis_socket: Path | None = None
-        self.processes: list[tuple[str, subprocess.Popen]] = []
-        self.log_files: dict[str, Path] = {}
-        self.port: int | None = None
-        self.env: dict[str, str] = {}
-        self._stopped = False
-
-    # Everything below is started in order; stop() undoes whatever part of it happened.
-    def start(self) -> Stack:
-        self.tmp = Path(tempfile.mkdtemp(prefix="skynet-bench-", dir="/tmp"))
-        self.redis_socket = self.tmp / "redis.sock"
-        database = self.tmp / "db.sqlite3"
-        env = {
-            "DJANGO_SETTINGS_MODULE": "skynet_web.settings",
-            "DATABASE_URL": f"sqlite:///{database}",
-            "REDIS_URL": f"redis+socket://{self.redis_socket}",
-            "DJANGO_DEBUG": "0",
-            # testserver: the in-process test Client's host name.
-            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
-            # A key of this run's own, so nothing is read from or written to var/.
-            "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-            "DJANGO_LOG_LEVEL": "INFO",
-            **self.extra_env,
-        }
-        # This process also runs Django (users, enqueueing, the test Client, DB queries).
-        os.environ.update(env)
-        self.env = {**os.environ, **env}
-
-        from skynet_web import embedded_redis
-        from skynet_web.processes import celery_worker_argv
-
-        self.redis_process = embedded_redis.start(self.redis_socket)
-
-        import django
-
-        django.setup()
-        # The site's logging config puts the root logger at INFO: keep httpx's per-request
-        # lines (this script is the client) out of the output.
-        for name in ("httpx", "httpcore", "axes"):
-            logging.getLogger(name).setLevel(logging.WARNING)
-        from django.core.management import call_command
-
-        call_command("migrate", interactive=False, verbosity=0)
-        call_command("collectstatic", interactive=False, verbosity=0)
-
-        for index in range(1, self.workers + 1):
-            self._spawn(
-                f"worker{index}",
-                celery_worker_argv(name=f"w{index}@%h", quiet=True),
-            )
-        if self.gunicorn_workers:
-            self.port = free_port()
-            gunicorn = Path(sys.executable).parent / "gunicorn"
-            self._spawn(
-                "gunicorn",
-                [
-                    str(gunicorn),
-                    "skynet_web.wsgi",
-                    "--workers",
-                    str(self.gunicorn_workers),
-                    # Threads, as in the README's recipe: a live panel's request waits on
-                    # the server for its check, and must not hold a whole worker.
-                    "--worker-class",
-                    "gthread",
-                    "--threads",
-                    "8",
-                    # Longer than a client idles between two requests, so a kept-alive
-                    # connection is never closed under a request being sent on it.
-                    "--keep-alive",
-                    "30",
-                    "--bind",
-                    f"127.0.0.1:{self.port}",
-                    # Not the shared default (~/.gunicorn/gunicorn.ctl) another site may use.
-                    "--control-socket",
-                    str(self.tmp / "gunicorn.ctl"),
-                ],
-            )
-        self._wait_for_workers()
-        if self.gunicorn_workers:
-            self._wait_for_gunicorn()
-        return self
-
-    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
-        path = self.tmp / f"{name}.log"
-        self.log_files[name] = path
-        with open(path, "wb") as out:
-            process = subprocess.Popen(
-                argv,
-                cwd=ROOT,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                # Its own process group: Ctrl+C reaches this script, which stops it in order.
-                start_new_session=True,
-                preexec_fn=_die_with_parent,
-            )
-        self.processes.append((name, process))
-        return process
-
-    def _check_alive(self) -> None:
-        for name, process in self.processes:
-            if process.poll() is not None:
-                tail = self.log_tail(name, 30)
-                raise RuntimeError(f"{name} exited with status {process.returncode}:\n{tail}")
-
-    def _wait_for_workers(self, timeout_s: float = 90) -> None:
-        from skynet_web.celery import app
-
-        wanted = {f"w{i}@{socket.gethostname()}" for i in range(1, self.workers + 1)}
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            self._check_alive()
-            replies = app.control.ping(timeout=0.5) or []
-            if wanted <= {name for reply in replies for name in reply}:
-                return
-        raise RuntimeError(f"the Celery workers did not answer within {timeout_s:.0f} s")
-
-    def _wait_for_gunicorn(self, timeout_s: float = 60) -> None:
-        import httpx
-
-        deadline = time.monotonic() + timeout_s
-        with httpx.Client(base_url=self.base_url, trust_env=False, timeout=5) as client:
-            while time.monotonic() < deadline:
-                self._check_alive()
-                try:
-                    if client.get("/en/accounts/login/").status_code == 200:
-                        return
-                except httpx.HTTPError:
-                    pass
-                time.sleep(0.2)
-        raise RuntimeError(f"gunicorn did not answer within {timeout_s:.0f} s")
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def sandbox_status(self) -> dict:
-        """Each worker's self-test result: which sandbox layers hold, and the mode."""
-        from skynet_web.celery import app
-
-        replies = app.control.broadcast("sandbox_status", reply=True, timeout=2) or []
-        return {
-            name: {"mode": status.get("mode"), "layers": status.get("layers", [])}
-            for reply in replies
-            for name, status in reply.items()
-        }
-
-    def log_tail(self, name: str, lines: int = 20) -> str:
-        try:
-            return "\n".join(self.log_files[name].read_text(errors="replace").splitlines()[-lines:])
-        except (KeyError, OSError):
-            return ""
-
-    def stop(self) -> None:
-        if self._stopped:
-            return
-        self._stopped = True
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl+C waits
-        try:
-            with contextlib.suppress(Exception):
-                from django.db import connections
-
-                connections.close_all()
-            # Web first, then workers (a warm shutdown finishes the task in hand), Redis last.
-            for _name, process in reversed(self.processes):
-                if process.poll() is None:
-                    with contextlib.suppress(ProcessLookupError):
-                        process.send_signal(signal.SIGTERM)
-            for name, process in reversed(self.processes):
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    self.log(f"{name} did not stop in 20 s; killing it")
-                    with contextlib.suppress(ProcessLookupError):
-                        process.kill()
-                    process.wait()
-                # Whatever is left in its process group (a pool child, a sandbox).
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, signal.SIGKILL)
-            if self.redis_process is not None:
-                from skynet_web import embedded_redis
-
-                embedded_redis.stop(self.redis_process, self.redis_socket)
-            if self.tmp is not None:
-                if self.keep:
-                    self.log(f"kept {self.tmp} (database and logs)")
-                else:
-                    shutil.rmtree(self.tmp, ignore_errors=True)
-        finally:
-            signal.signal(signal.SIGINT, previous)
-
-    def __enter__(self) -> Stack:
-        try:
-            return self.start()
-        except BaseException:
-            self.stop()
-            raise
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-
-def sigterm_as_interrupt() -> None:
-    """SIGTERM runs the same finally blocks as Ctrl+C."""
-
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, handler)
 
 
 # --- the measurements ---------------------------------------------------------------------
@@ -708,7 +441,7 @@ def main() -> int:
         time.sleep(2)  # let the pools refill before they are weighed
         workers = {
             name: memory_of([process.pid])
-            for name, process in stack.processes
+            for name, process in stack.processes()
             if name.startswith("worker")
         }
         calls = measure_calls_in_one_sandbox(args.calls)

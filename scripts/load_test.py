@@ -36,7 +36,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_checks import Stack, percentile, sigterm_as_interrupt
+from bench_stack import Stack, percentile, sigterm_as_interrupt
 
 PASSWORD = "load-test-password-1"
 PANEL = re.compile(r'hx-get="(/en/checks/(\d+)/\?partial=panel[^"]*)"\s+hx-trigger="([^"]*)"')
@@ -421,7 +421,7 @@ def main() -> int:
         final_counts, waited = wait_for_stragglers(args.straggler_wait)
         db = db_report(stats)
         logs = scan_logs(stack)
-        alive = {name: process.poll() is None for name, process in stack.processes}
+        alive = {name: process.poll() is None for name, process in stack.processes()}
     finally:
         stack.stop()
 
