@@ -113,3 +113,16 @@ MAKEMESSAGES_ARGS = [
     "--ignore=dataset_files",
     "--ignore=bench",
 ]
+
+
+def test_the_review_prompt_can_answer_in_every_interface_language():
+    """providers.review names the answer's language to the model in its own (English)
+    prompt; the Django-free core cannot read settings, so this holds the two together."""
+    from django.conf import settings
+    from django.utils import translation
+
+    from providers.review import LANGUAGES as REVIEW_LANGUAGES
+
+    with translation.override("en"):
+        interface = {code: str(name) for code, name in settings.LANGUAGES}
+    assert interface == REVIEW_LANGUAGES
