@@ -36,6 +36,43 @@ export const version = "1.0.0";
 
 const DARK_QUERY = "(prefers-color-scheme: dark)";
 
+// Whether the last thing the user did was a Tab press (rather than a click): the editor then
+// takes the focus in tab-focus mode, so Tab passes through it until the user types.
+let arrivedByTab = false;
+if (typeof document !== "undefined") {
+  document.addEventListener("keydown", (event) => { arrivedByTab = event.key === "Tab"; }, true);
+  document.addEventListener("pointerdown", () => { arrivedByTab = false; }, true);
+}
+
+// Tab through a page and the editor would swallow every Tab as an indent. Arriving by Tab,
+// the editor lets Tab and Shift+Tab move the focus on until another key is pressed (then
+// Tab indents, as in any code editor); Escape, then Tab, still leaves it at any time.
+const TAB_PASSES_UNTIL_TYPING_MS = 24 * 60 * 60 * 1000;
+
+function tabFocusOnArrival() {
+  return EditorView.domEventHandlers({
+    focus(event, view) {
+      if (arrivedByTab) view.setTabFocusMode(TAB_PASSES_UNTIL_TYPING_MS);
+      return false;
+    },
+    mousedown(event, view) {
+      view.setTabFocusMode(false);
+      return false;
+    },
+  });
+}
+
+function keysHelp(textarea) {
+  // The page says how the keys work (data-keys-help, in the reader's language).
+  const text = textarea.dataset.keysHelp;
+  if (!text) return null;
+  const help = document.createElement("p");
+  help.className = "editor-keys";
+  help.id = `${textarea.id || "editor"}-keys`;
+  help.textContent = text;
+  return help;
+}
+
 function fire(textarea, name, detail) {
   return textarea.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, cancelable: true }));
 }
@@ -149,7 +186,11 @@ export function mount(textarea, options = {}) {
     ]),
     layout,
     themeCompartment.of(themeFor(themeMode, media ? media.matches : false)),
-    EditorView.contentAttributes.of({ "aria-label": labelFor(textarea) }),
+    EditorView.contentAttributes.of({
+      "aria-label": labelFor(textarea),
+      ...(textarea.dataset.keysHelp ? { "aria-describedby": `${textarea.id || "editor"}-keys` } : {}),
+    }),
+    tabFocusOnArrival(),
     EditorView.updateListener.of((update) => {
       if (!update.docChanged) return;
       textarea.value = update.state.doc.toString();
@@ -176,6 +217,8 @@ export function mount(textarea, options = {}) {
 
   textarea.style.display = "none";
   textarea.insertAdjacentElement("afterend", wrapper);
+  const help = keysHelp(textarea);
+  if (help) wrapper.insertAdjacentElement("afterend", help);
 
   // Live theme switch when the system's colour scheme changes.
   const onScheme = (event) => {
@@ -245,6 +288,7 @@ export function mount(textarea, options = {}) {
       textarea.value = view.state.doc.toString();
       view.destroy();
       wrapper.remove();
+      if (help) help.remove();
       textarea.style.display = "";
       delete textarea.skynetEditor;
     },

@@ -125,13 +125,14 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
         reflection_model=editor.cleaned_data["reflection_model"],
         metric_model=editor.cleaned_data["metric_model"],
     )
+    running = request.POST.get("action") == "run"
     if created:
         messages.success(request, _("Saved as version %(number)s.") % {"number": version.number})
-    else:
+    elif not running:  # a Run says which version it checks next to the button
         messages.info(
             request, _("No changes since version %(number)s.") % {"number": version.number}
         )
-    if request.POST.get("action") != "run":
+    if not running:
         if request.htmx:
             response = render(
                 request,

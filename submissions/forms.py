@@ -15,6 +15,11 @@ from submissions import datasets, rules
 from submissions.models import ArtifactKind, Dataset, Draft, Engine
 
 CODE = {"rows": 16, "spellcheck": "false", "class": "code"}
+# Shown under each code editor (the playground's says the same).
+KEYS_HELP = _(
+    "In the editor, Tab moves on to the next field until you type; then it indents. "
+    "To leave the editor: Esc, then Tab."
+)
 # Which field a problem of the artifact step belongs to.
 CONTENT_CODES = {
     "template_empty",
@@ -45,7 +50,7 @@ class ArtifactForm(forms.Form):
         label=_("program.py"),
         required=False,
         strip=False,
-        widget=forms.Textarea(attrs={**CODE, "data-skynet-editor": "", "aria-label": "program.py"}),
+        widget=forms.Textarea(attrs={**CODE, "data-skynet-editor": "", "data-keys-help": KEYS_HELP, "aria-label": "program.py"}),
         help_text=_(
             "Python and DSPy programs: define run(artifact, input) and return the output. "
             "Its llm() calls go to the task model."
@@ -206,7 +211,7 @@ class MetricForm(forms.Form):
         label=_("metric.py"),
         required=False,
         strip=False,
-        widget=forms.Textarea(attrs={**CODE, "data-skynet-editor": "", "aria-label": "metric.py"}),
+        widget=forms.Textarea(attrs={**CODE, "data-skynet-editor": "", "data-keys-help": KEYS_HELP, "aria-label": "metric.py"}),
     )
 
     def __init__(self, *args, owner, **kwargs) -> None:

@@ -65,6 +65,25 @@
       });
     });
 
+    // When a check's verdict is final, bring its panel into view: the verdict line by the
+    // Run button (a live region) has already said it. Someone still typing in the editor or
+    // a case (Ctrl+Enter from there) keeps their place and their focus; after a click on
+    // Run the panel scrolls in and its heading takes the focus. htmx fires the event
+    // before it swaps the panel in, hence the wait.
+    document.body.addEventListener("skynet:check-final", function () {
+      setTimeout(function () {
+        var panel = document.getElementById("check");
+        var active = document.activeElement;
+        if (!panel || (active && active.closest && active.closest(".cm-editor, input, textarea, select"))) return;
+        var heading = panel.querySelector("h2");
+        if (heading) {
+          heading.setAttribute("tabindex", "-1");
+          heading.focus({ preventScroll: true });
+        }
+        panel.scrollIntoView({ block: "start" });
+      }, 30);
+    });
+
     // Warn before leaving with unsaved edits; saving (or running, which saves) clears it.
     document.body.addEventListener("skynet:saved", function () {
       var editor = editorOf(textarea);
