@@ -50,7 +50,14 @@ class ArtifactForm(forms.Form):
         label=_("program.py"),
         required=False,
         strip=False,
-        widget=forms.Textarea(attrs={**CODE, "data-skynet-editor": "", "data-keys-help": KEYS_HELP, "aria-label": "program.py"}),
+        widget=forms.Textarea(
+            attrs={
+                **CODE,
+                "data-skynet-editor": "",
+                "data-keys-help": KEYS_HELP,
+                "aria-label": "program.py",
+            }
+        ),
         help_text=_(
             "Python and DSPy programs: define run(artifact, input) and return the output. "
             "Its llm() calls go to the task model."
@@ -211,7 +218,14 @@ class MetricForm(forms.Form):
         label=_("metric.py"),
         required=False,
         strip=False,
-        widget=forms.Textarea(attrs={**CODE, "data-skynet-editor": "", "data-keys-help": KEYS_HELP, "aria-label": "metric.py"}),
+        widget=forms.Textarea(
+            attrs={
+                **CODE,
+                "data-skynet-editor": "",
+                "data-keys-help": KEYS_HELP,
+                "aria-label": "metric.py",
+            }
+        ),
     )
 
     def __init__(self, *args, owner, **kwargs) -> None:

@@ -1,13 +1,15 @@
 """Harness for the sandbox tests: real processes through contract.sandbox, no mocks.
 
-Every test runs its sandboxes as a uid of its own (TEST_UID, derived from pytest's pid), so
-"nothing left running" can be checked by scanning /proc for that uid, and so concurrent
-test runs on the same machine cannot see each other's processes.
+Every test runs its sandboxes as a uid of its own (TEST_UID, one this pytest process holds a
+lock on for its whole life), so "nothing left running" can be checked by scanning /proc for
+that uid, and so concurrent test runs on the same machine cannot see each other's
+processes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import select
@@ -27,8 +29,28 @@ from contract import sandbox
 HERE = Path(__file__).resolve().parent
 RUNTIME_PACKAGE = HERE.parent.parent / "runtime" / "skynet"
 
-# One uid per pytest process, in the per-slot range but far above any real slot number.
-TEST_UID = sandbox.SLOT_UID_BASE + 900 + os.getpid() % 90
+
+def _claim_test_uid() -> tuple[int, object]:
+    """One uid per pytest process, in the per-slot range but far above any real slot
+    number: the first of 90 that no other live test process holds (an flock on a file
+    per uid, released by the kernel when the holder exits, however it exits)."""
+    start = os.getpid() % 90
+    for step in range(90):
+        uid = sandbox.SLOT_UID_BASE + 900 + (start + step) % 90
+        try:
+            lock = open(f"/tmp/skynet-sandbox-test-uid-{uid}.lock", "a")
+        except OSError:  # another user's file: theirs
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            continue
+        return uid, lock
+    raise RuntimeError("90 sandbox test runs at once on this machine: no test uid is free")
+
+
+TEST_UID, _TEST_UID_LOCK = _claim_test_uid()
 
 IS_ROOT = os.geteuid() == 0
 # CI sets this: a sandbox test that cannot run there is a failure, not a skip.
@@ -207,8 +229,24 @@ def run_code(
     )
 
 
+PF_EXITING = 0x4  # the kernel's flag for a task already inside exit()
+
+
+def _exiting(pid: str) -> bool:
+    """Whether the process is already dying: killed, inside exit(), running no code of its
+    own. It leaves its cgroup there, before it is a zombie, so a check that waited for its
+    cgroup to empty can return while it still shows as running."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            after_name = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return True
+    return bool(int(after_name[6]) & PF_EXITING)
+
+
 def uid_processes(uid: int = TEST_UID) -> list[tuple[int, str, str]]:
-    """(pid, state, name) of every live (non-zombie) process of `uid` on the host."""
+    """(pid, state, name) of every live process of `uid` on the host: neither a zombie nor
+    already inside exit()."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -220,7 +258,8 @@ def uid_processes(uid: int = TEST_UID) -> list[tuple[int, str, str]]:
             continue
         state = fields.get("State", "").strip()
         if int(fields["Uid"].split()[0]) == uid and not state.startswith("Z"):
-            found.append((int(entry), state, fields.get("Name", "").strip()))
+            if not _exiting(entry):
+                found.append((int(entry), state, fields.get("Name", "").strip()))
     return found
 
 
