@@ -10,7 +10,7 @@ import messages
 from checks.models import Check
 from checks.selectors import latest_reviews
 from contract.cases import DEFAULT_CASES
-from messages.contract import HINT_ADVICE, RUN_STATUSES
+from messages.contract import HINT_ADVICE, RETURN_EXAMPLES, RUN_STATUSES, output_cut_words
 
 CELL_LIMIT = 2000
 
@@ -61,6 +61,14 @@ def present(check: Check | None) -> dict | None:
         case["scores_text"] = [
             (name, messages.format_number(value)) for name, value in (case["scores"] or {}).items()
         ]
+        for stream in ("stdout", "stderr"):
+            cut = case.get(f"{stream}_truncated") or 0
+            # Results stored before the count of printed bytes have only what was cut.
+            printed = case.get(f"{stream}_printed") or 0
+            kept = len((case.get(stream) or "").encode("utf-8"))
+            note = output_cut_words(kept, max(printed, kept + cut)) if cut else ""
+            case[f"{stream}_note"] = note
+        case["return_example"] = RETURN_EXAMPLES.get(case.get("problem") or "", "")
         case["duration_text"] = _ms(case.get("duration_ms"))
         case["model_calls_text"] = str(usage.get("model_calls") or 0)
         cost = usage.get("cost_usd")

@@ -84,7 +84,12 @@ HINTS = (
     "feedback_not_actionable",
     "score_out_of_range",
     "bool_score",
+    "printed_output",
+    # A positive note, not advice: shown apart from the hints.
+    "feedback_specific",
 )
+# The hints that confirm what is good rather than advise a change.
+NOTES = ("feedback_specific",)
 
 CASES_ERRORS = (
     "cases_too_large",

@@ -29,9 +29,17 @@ from collections.abc import Callable, Sequence
 from contract import sandbox
 from contract.artifacts import RUN_PROBLEMS, Artifact
 from contract.cases import DEFAULT_CASES, Case
-from contract.hints import ScoredCase, compute_hints
+from contract.hints import (
+    EXAMPLE_LIMIT,
+    ScoredCase,
+    compute_hints,
+    feedback_notes,
+    printed_hints,
+    shown,
+)
 from contract.metering import unmeasured
 from contract.results import CaseResult, CheckResult, StageResult
+from contract.returnline import Returns
 from contract.runner import (
     ChildOutcome,
     LlmHandler,
@@ -139,12 +147,13 @@ def _failed_load_stage(loaded: dict) -> dict | None:
 def _fill_output(row: CaseResult, outcome: ChildOutcome) -> None:
     row.stdout, row.stderr = outcome.stdout, outcome.stderr
     row.stdout_truncated, row.stderr_truncated = outcome.stdout_truncated, outcome.stderr_truncated
+    row.stdout_printed, row.stderr_printed = outcome.stdout_printed, outcome.stderr_printed
     row.observation = outcome.observation
     if outcome.loaded is not None:
         row.call_args = outcome.loaded.get("call_args")
 
 
-def _fill_case(row: CaseResult, outcome: ChildOutcome) -> bool:
+def _fill_case(row: CaseResult, outcome: ChildOutcome, returns: Returns | None = None) -> bool:
     """Fill a case row from its child; returns whether the score was a bool."""
     _fill_output(row, outcome)
     row.parent_duration_ms = outcome.duration_ms
@@ -176,6 +185,8 @@ def _fill_case(row: CaseResult, outcome: ChildOutcome) -> bool:
         row.exception, row.traceback = result.get("exception"), result.get("traceback", [])
         return False
     report = result.get("return", {})
+    if returns is not None:
+        row.returned_at = returns.line(result.get("returned_from"))
     row.status = "valid" if report.get("problem") is None else "invalid"
     row.problem, row.params = report.get("problem"), report.get("params", {})
     row.score, row.feedback = report.get("score"), report.get("feedback")
@@ -216,18 +227,41 @@ def _usage(handler: object) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def _conclude(check: _Check, has_reward_spec: bool) -> CheckResult:
+def _scored(check: _Check, row: CaseResult, case: Case) -> ScoredCase:
+    """What the hints need of a valid row; its output is the artifact's run's, if any."""
+    if row.run is not None:
+        output = row.run.get("output_repr")
+        if isinstance(output, str) and len(output) > EXAMPLE_LIMIT:
+            output = output[: EXAMPLE_LIMIT - 1] + "…"
+    else:
+        output = shown(case.output)
+    return ScoredCase(
+        row.index,
+        row.score,  # type: ignore[arg-type]
+        row.feedback or "",
+        check.bool_scores.get(row.index, False),
+        expected_text=None if case.expected is None else shown(case.expected),
+        output_text=output,
+    )
+
+
+def _conclude(check: _Check, has_reward_spec: bool, cases: Sequence[Case]) -> CheckResult:
     result = check.result
     errored = [c.index for c in result.cases if c.status in ("error", "timeout")]
     invalid = [c.index for c in result.cases if c.status == "invalid"]
     valid = [c for c in result.cases if c.status == "valid"]
-    result.hints = compute_hints(
+    scored = [_scored(check, c, cases[c.index]) for c in valid if c.score is not None]
+    result.hints = compute_hints(scored, has_reward_spec=has_reward_spec)
+    result.hints += feedback_notes(scored)
+    result.hints += printed_hints(
         [
-            ScoredCase(c.index, c.score, c.feedback or "", check.bool_scores.get(c.index, False))
-            for c in valid
-            if c.score is not None
-        ],
-        has_reward_spec=has_reward_spec,
+            (
+                c.index,
+                c.stdout_printed + c.stderr_printed,
+                c.stdout_truncated + c.stderr_truncated,
+            )
+            for c in result.cases
+        ]
     )
     if errored:
         check.set_stage("call", "failed", "cases_failed", {"cases": errored, "count": len(errored)})
@@ -252,8 +286,9 @@ class _Cases:
     taken in case order, so the result is the one running them one after the other gave:
     the first case that got as far as loading metric.py decides the load stages."""
 
-    def __init__(self, check: _Check, with_artifact: bool) -> None:
+    def __init__(self, check: _Check, with_artifact: bool, returns: Returns | None = None) -> None:
         self.check = check
+        self.returns = returns
         self.with_artifact = with_artifact
         self.decided = False
         self.shown = False
@@ -284,7 +319,7 @@ class _Cases:
             if not _first_child(self.check, outcome, row):
                 raise _Stopped
             self.has_reward_spec = bool(outcome.loaded and outcome.loaded.get("has_reward_spec"))
-        self.check.bool_scores[index] = _fill_case(row, outcome)
+        self.check.bool_scores[index] = _fill_case(row, outcome, self.returns)
         self.check.progress()
 
 
@@ -344,7 +379,7 @@ def run_check(
         return check.fail("load")
     assert checked.text is not None
 
-    state = _Cases(check, artifact_job is not None)
+    state = _Cases(check, artifact_job is not None, Returns(checked.text))
     handlers = [
         (llm_for_case(index) if llm_for_case is not None else on_llm) or default_llm
         for index in range(len(case_list))
@@ -380,4 +415,4 @@ def run_check(
         for stage_id in LOAD_STAGES:
             check.set_stage(stage_id, "skipped", params={"reason": "run_failed"})
     has_reward_spec = state.has_reward_spec
-    return _conclude(check, has_reward_spec)
+    return _conclude(check, has_reward_spec, case_list)

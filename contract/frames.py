@@ -148,6 +148,17 @@ def judge_loaded(frame: dict) -> dict:
     return {"stages": stages, "call_args": call_args, "has_reward_spec": has_reward_spec}
 
 
+def _returned_from(value: object) -> dict | None:
+    """The child's {"first_line", "lines"} of where score returned, kept only when it is
+    that shape (a line number is a nicety: anything else is dropped, not a crash)."""
+    if not isinstance(value, dict):
+        return None
+    first, lines = value.get("first_line"), value.get("lines")
+    if type(first) is not int or not isinstance(lines, list):
+        return None
+    return {"first_line": first, "lines": [n for n in lines[:32] if type(n) is int]}
+
+
 def judge_result(frame: dict, duration_ms: float) -> dict:
     """The result of a score() call: the verdict on the value the child described, or the
     error it raised. `duration_ms` is the worker's clock; the child's is never asked."""
@@ -155,7 +166,12 @@ def judge_result(frame: dict, duration_ms: float) -> dict:
     if outcome == "returned":
         _require(isinstance(frame.get("value"), dict))
         report = values.return_report(frame["value"], frame.get("repr"))
-        return {"outcome": "returned", "duration_ms": duration_ms, "return": report}
+        return {
+            "outcome": "returned",
+            "duration_ms": duration_ms,
+            "return": report,
+            "returned_from": _returned_from(frame.get("returned_from")),
+        }
     _require(outcome == "raised" and frame.get("problem") in RAISED_PROBLEMS)
     params = frame.get("params")
     _require(isinstance(params, dict))

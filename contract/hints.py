@@ -4,20 +4,27 @@ Each hint is {"code", "case" (0-based index, or None for a hint about several
 cases), "params"}. The text tests are heuristics over a few languages
 (English, Spanish, Hindi) and are meant to err towards silence.
 
-Overlaps are trimmed so one case does not collect the same advice twice:
+A case gets at most one hint about its feedback, the most precise that applies:
+feedback_empty, then feedback_restates_score ("Score: 0"), then feedback_generic,
+then feedback_too_short, and only when none of those fired, feedback_not_actionable
+for a low-scoring case whose text is long but vague. Each of the first ones already
+says what the text lacks, so a second hint on the same case would only repeat it.
 
-- feedback_empty suppresses every other feedback hint on that case;
-- feedback_restates_score and feedback_generic suppress feedback_too_short
-  (they say more precisely what is wrong with a short text);
-- feedback_restates_score suppresses feedback_generic ("Score: 0" is both);
-- feedback_not_actionable is kept alongside generic / restates / too_short:
-  it is the one hint about what a low-scoring case needs (the docs' poor
-  examples "Incorrect." and "Wrong format." must raise it), while the others
-  are about the wording.
+feedback_generic fires only where a bare "right"/"wrong" word hides something:
+on a case whose score shows a fault (`faulty_scores`), or whose feedback is the
+same as that of a case that scored differently. "Correct." on a perfect score
+is what an exact-match metric should say, and gets no hint at all (neither
+generic nor too short). Its example fix is built from that case's own expected
+value and output (`example_params`), never from a fixed pair.
+
+Besides the advice, `feedback_notes` gives a positive note, feedback_specific,
+to a case whose feedback is specific (see `is_specific`), and `printed_hints`
+tells a case that printed a lot that printing in score is wasted work.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -27,6 +34,10 @@ from dataclasses import dataclass
 from contract.results import Hint
 
 MIN_FEEDBACK_LENGTH = 12
+# How much of a case's value is shown in an example fix.
+EXAMPLE_LIMIT = 60
+# A case that printed more than this (stdout and stderr, in bytes) gets printed_output.
+PRINTED_HINT_BYTES = 4096
 
 # Words that say only "right" or "wrong". Feedback made of nothing else is generic.
 GENERIC_WORDS = frozenset(
@@ -148,14 +159,53 @@ def is_actionable(text: str) -> bool:
     return False
 
 
+def is_specific(text: str) -> bool:
+    """True when feedback is specific enough to earn the positive note.
+
+    The rule: the text raises none of the wording hints (it is not empty, not
+    only a score, not only generic words, and at least MIN_FEEDBACK_LENGTH
+    characters long) and it is actionable (`is_actionable`): it names a detail,
+    what is wrong ("got", "missing", a number...) or what a correct output looks
+    like ("expected", "should", a quoted value). "Expected 'bug', got 'other'."
+    and "Matches the expected label 'billing'." are specific; "All good here." is not.
+    """
+    text = text.strip()
+    return (
+        len(text) >= MIN_FEEDBACK_LENGTH
+        and not restates_score(text)
+        and not is_generic(text)
+        and is_actionable(text)
+    )
+
+
+def shown(value: object) -> str:
+    """A value as an example fix shows it: a str quoted as Python's repr does
+    ('billing'), anything else as compact JSON; the only value of a one-key dict
+    stands for the dict ({"label": "bug"} reads 'bug'). Cut at EXAMPLE_LIMIT."""
+    if type(value) is dict and len(value) == 1:
+        value = next(iter(value.values()))
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        except (TypeError, ValueError):
+            text = repr(value)
+    return text if len(text) <= EXAMPLE_LIMIT else text[: EXAMPLE_LIMIT - 1] + "…"
+
+
 @dataclass(frozen=True)
 class ScoredCase:
-    """What the hints need of a valid case."""
+    """What the hints need of a valid case. `expected_text` and `output_text` are
+    the case's expected value and output as an example fix shows them (`shown`);
+    None when unknown (no expected value, say)."""
 
     index: int
     score: float
     feedback: str
     bool_score: bool = False
+    expected_text: str | None = None
+    output_text: str | None = None
 
 
 def low_scores(cases: Sequence[ScoredCase]) -> set[int]:
@@ -170,47 +220,98 @@ def low_scores(cases: Sequence[ScoredCase]) -> set[int]:
     return {c.index for c in cases if c.score < top}
 
 
-def _case_hints(case: ScoredCase, low: bool) -> list[Hint]:
+def faulty_scores(cases: Sequence[ScoredCase]) -> set[int]:
+    """Indexes of cases whose score shows something is wrong: below 1 when every
+    score is in [0, 1], otherwise below the highest score among the cases."""
+    if not cases:
+        return set()
+    scores = [c.score for c in cases]
+    top = 1.0 if all(0 <= s <= 1 for s in scores) else max(scores)
+    return {c.index for c in cases if c.score < top}
+
+
+def example_params(case: ScoredCase, faulty: bool) -> dict:
+    """The example fix of feedback_generic, from the case's own values: "mismatch"
+    (Expected X, got Y) for a faulty case, "match" (Matches the expected X) for one
+    that scored well, "output" (only the output is known); {} when nothing is."""
+    expected, output = case.expected_text, case.output_text
+    if expected is not None and output is not None:
+        kind = "mismatch" if faulty and expected != output else "match"
+        return {"example": kind, "expected": expected, "output": output}
+    if output is not None:
+        return {"example": "output", "output": output}
+    return {}
+
+
+def _case_hints(case: ScoredCase, low: bool, faulty: bool, same: bool) -> list[Hint]:
     text = case.feedback.strip()
     if not text:
         return [Hint("feedback_empty", case.index)]
-    hints = []
-    restated = restates_score(text)
-    generic = not restated and is_generic(text)
-    if restated:
-        hints.append(Hint("feedback_restates_score", case.index))
-    elif generic:
-        hints.append(Hint("feedback_generic", case.index))
-    elif len(text) < MIN_FEEDBACK_LENGTH:
+    if restates_score(text):
+        return [Hint("feedback_restates_score", case.index)]
+    if is_generic(text):
+        if faulty or same:
+            return [Hint("feedback_generic", case.index, example_params(case, faulty))]
+        # A bare "Correct." on a case that scored well says all there is to say.
+        return []
+    if len(text) < MIN_FEEDBACK_LENGTH:
         params = {"length": len(text), "minimum": MIN_FEEDBACK_LENGTH}
-        hints.append(Hint("feedback_too_short", case.index, params))
+        return [Hint("feedback_too_short", case.index, params)]
     if low and not is_actionable(text):
-        hints.append(Hint("feedback_not_actionable", case.index, {"score": case.score}))
-    return hints
+        return [Hint("feedback_not_actionable", case.index, {"score": case.score})]
+    return []
 
 
-def _same_feedback(cases: Sequence[ScoredCase]) -> list[Hint]:
+def _same_groups(cases: Sequence[ScoredCase]) -> list[list[ScoredCase]]:
+    """Groups of cases with the same (non-empty) feedback but different scores."""
     groups: dict[str, list[ScoredCase]] = {}
     for case in cases:
         key = " ".join(_normal(case.feedback).split())
         if key:  # empty feedback has its own hint
             groups.setdefault(key, []).append(case)
+    return [group for group in groups.values() if len({c.score for c in group}) > 1]
+
+
+def _same_feedback(cases: Sequence[ScoredCase]) -> list[Hint]:
     hints = []
-    for group in groups.values():
-        if len({c.score for c in group}) > 1:
-            params = {"cases": [c.index for c in group], "scores": [c.score for c in group]}
-            hints.append(Hint("feedback_same_for_different_scores", None, params))
+    for group in _same_groups(cases):
+        params = {"cases": [c.index for c in group], "scores": [c.score for c in group]}
+        hints.append(Hint("feedback_same_for_different_scores", None, params))
     return hints
 
 
 def compute_hints(cases: Sequence[ScoredCase], *, has_reward_spec: bool) -> list[Hint]:
     """Hints for the valid cases, per case in index order, then those about several cases."""
-    low = low_scores(cases)
+    low, faulty = low_scores(cases), faulty_scores(cases)
+    same = {c.index for group in _same_groups(cases) for c in group}
     hints: list[Hint] = []
     for case in sorted(cases, key=lambda c: c.index):
         if case.bool_score:
             hints.append(Hint("bool_score", case.index))
         elif not has_reward_spec and math.isfinite(case.score) and not 0 <= case.score <= 1:
             hints.append(Hint("score_out_of_range", case.index, {"score": case.score}))
-        hints += _case_hints(case, case.index in low)
+        hints += _case_hints(case, case.index in low, case.index in faulty, case.index in same)
     return hints + _same_feedback(cases)
+
+
+def feedback_notes(cases: Sequence[ScoredCase]) -> list[Hint]:
+    """A feedback_specific note for each case whose feedback `is_specific` and is not
+    the same as that of a case that scored differently, in index order."""
+    same = {c.index for group in _same_groups(cases) for c in group}
+    return [
+        Hint("feedback_specific", case.index)
+        for case in sorted(cases, key=lambda c: c.index)
+        if case.index not in same and is_specific(case.feedback)
+    ]
+
+
+def printed_hints(printed: Sequence[tuple[int, int, int]]) -> list[Hint]:
+    """printed_output for each (index, bytes printed, bytes cut) of a case that printed
+    more than PRINTED_HINT_BYTES or had its output cut: what a case prints is captured,
+    sent to the worker and stored for every case of every check, so printing in score
+    costs time and space and the optimizer never reads it (it reads the feedback)."""
+    return [
+        Hint("printed_output", index, {"printed": total, "cut": cut})
+        for index, total, cut in printed
+        if total > PRINTED_HINT_BYTES or cut > 0
+    ]

@@ -34,6 +34,9 @@ class CaseResult:
     problem: str | None = None
     params: dict = field(default_factory=dict)
     repr: str | None = None
+    # Where score returned the value: {"line", "text"} of the return statement that ran
+    # (contract.returnline); None when it raised, or the line cannot be told.
+    returned_at: dict | None = None
     # Wall time of the score() call on the worker's clock (from "loaded" to "result",
     # llm round trips included); parent_duration_ms is the same, kept for stored results.
     duration_ms: float | None = None
@@ -42,8 +45,12 @@ class CaseResult:
     exception: dict | None = None
     stdout: str = ""
     stderr: str = ""
+    # Bytes of printed output not kept (past 64 KB, the kept text ending at a line
+    # break or a space), and every byte printed; 0 printed in results stored before.
     stdout_truncated: int = 0
     stderr_truncated: int = 0
+    stdout_printed: int = 0
+    stderr_printed: int = 0
     observation: dict = field(default_factory=dict)
     call_args: int | None = None
     # What this case's llm() calls used ({model_calls, input_tokens, output_tokens,

@@ -93,6 +93,8 @@ class ChildOutcome(MetricOutcome):
     stderr: str = ""
     stdout_truncated: int = 0
     stderr_truncated: int = 0
+    stdout_printed: int = 0
+    stderr_printed: int = 0
     observation: dict = field(default_factory=dict)
     run: dict | None = None
     metric_usage: dict | None = None
@@ -109,6 +111,8 @@ def _output(outcome: ChildOutcome, channel: Channel) -> None:
     outcome.stderr += channel.stderr.text()
     outcome.stdout_truncated += channel.stdout.truncated
     outcome.stderr_truncated += channel.stderr.truncated
+    outcome.stdout_printed += channel.stdout.printed
+    outcome.stderr_printed += channel.stderr.printed
 
 
 def _metric_outcome(channel: Channel, warm: WarmSandbox, observation: dict) -> ChildOutcome:
@@ -266,6 +270,8 @@ def run_cases(
                     outcome.stderr = channel.stderr.text() + outcome.stderr
                     outcome.stdout_truncated += channel.stdout.truncated
                     outcome.stderr_truncated += channel.stderr.truncated
+                    outcome.stdout_printed += channel.stdout.printed
+                    outcome.stderr_printed += channel.stderr.printed
                     on_case(index, outcome)
 
                 open_metric(index, observation, output, output is not None, metric_done)

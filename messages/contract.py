@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
@@ -156,8 +157,9 @@ HINTS = {
     "feedback_too_short": _(
         "The feedback is only %(length)s characters long. Say what is wrong and what a correct output looks like."
     ),
+    # Without an example (a result stored before examples came from the case itself).
     "feedback_generic": _(
-        "The feedback is a generic word. Name what is wrong, for example: Expected 'billing', got 'other'."
+        "The feedback is a generic word. Name what is wrong and what a correct output looks like."
     ),
     "feedback_same_for_different_scores": _(
         "Cases %(cases)s scored differently (%(scores)s) but got the same feedback."
@@ -174,6 +176,43 @@ HINTS = {
     "bool_score": _(
         "The score is a bool. Python counts it as a number, but return 1.0 or 0.0 to say what you mean."
     ),
+    "printed_output": _(
+        "This case printed %(printed)s. What score prints is captured and stored for every case, and the optimizer never reads it: print only while debugging, and put what matters in the feedback."
+    ),
+    "feedback_specific": _(
+        "Specific feedback: it names what is wrong or what a correct output looks like, which is what the optimizer learns from."
+    ),
+}
+
+# feedback_generic with an example fix built from the case's own values
+# (contract.hints.example_params), by params["example"].
+GENERIC_EXAMPLES = {
+    "mismatch": _(
+        "The feedback is a generic word. Name what is wrong, for example: Expected %(expected)s, got %(output)s."
+    ),
+    "match": _(
+        "The feedback is a generic word. Say what was checked, for example: Matches the expected %(expected)s."
+    ),
+    "output": _(
+        "The feedback is a generic word. Name what is wrong with the output %(output)s and what a correct output looks like."
+    ),
+}
+
+# Beside a case's printed output when it was cut.
+OUTPUT_CUT = _("Cut: only the first %(kept)s of the %(printed)s printed are shown.")
+
+# A one-line valid return for each return-value problem, after the docs' table of
+# return values (Python, so the same in every language).
+RETURN_EXAMPLES = {
+    "not_a_pair": 'return 0.8, {"feedback": "Close. Missing the date."}',
+    "score_not_number": 'return 0.8, {"feedback": "Close. Missing the date."}',
+    "score_not_finite": "return 0.0, {\"feedback\": \"Expected 'bug', got 'other'.\"}",
+    "side_info_not_dict": 'return 0.8, {"feedback": "Close."}',
+    "feedback_missing": 'return 0.8, {"feedback": "Close. Missing the date."}',
+    "feedback_not_string": 'return 0.8, {"feedback": "Close. Missing the date."}',
+    "scores_not_dict": 'return 1.0, {"feedback": "OK", "scores": {"format": 1.0}}',
+    "named_score_not_number": 'return 0.8, {"feedback": "OK", "scores": {"a": 0.9}}',
+    "named_score_not_finite": 'return 0.8, {"feedback": "OK", "scores": {"a": 0.9}}',
 }
 
 # What good looks like, shown beside the hints (the docs' poor vs useful feedback).
@@ -244,7 +283,16 @@ def stage_words(stage: Mapping) -> str:
 
 
 def hint_words(code: str | None, params: Mapping) -> str:
+    if code == "feedback_generic" and params.get("example") in GENERIC_EXAMPLES:
+        return fill(GENERIC_EXAMPLES[params["example"]], params)
+    if code == "printed_output":
+        params = {**params, "printed": filesizeformat(params.get("printed") or 0)}
     return table_words(HINTS, code, params)
+
+
+def output_cut_words(kept: int, printed: int) -> str:
+    """The note beside printed output that was cut: `kept` of `printed` bytes shown."""
+    return fill(OUTPUT_CUT, {"kept": filesizeformat(kept), "printed": filesizeformat(printed)})
 
 
 def cases_error_words(code: str | None, params: Mapping) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import override
 
+from contract.codes import NOTES
 from messages.contract import (
     CASE_STATUSES,
     PROBLEMS,
@@ -20,7 +21,10 @@ from messages.sandbox import LAYER_NAMES, SANDBOX_MODE_NOTES
 
 
 def render(result: Mapping, language: str | None = None) -> dict:
-    """The result with `name`, `status_label` and `message` added, in `language` (or the active one)."""
+    """The result with `name`, `status_label` and `message` added, in `language` (or the active one).
+
+    The positive notes among the stored hints (contract.codes.NOTES) come apart as `notes`.
+    """
     if language:
         with override(language):
             return render(result, None)
@@ -49,10 +53,12 @@ def render(result: Mapping, language: str | None = None) -> dict:
                 "message": check_problem_words(case.get("problem"), case.get("params") or {}),
             }
         )
-    hints = [
+    worded = [
         {**hint, "message": hint_words(hint.get("code"), hint.get("params") or {})}
         for hint in result.get("hints", [])
     ]
+    hints = [hint for hint in worded if hint.get("code") not in NOTES]
+    notes = [hint for hint in worded if hint.get("code") in NOTES]
     layers = [str(LAYER_NAMES.get(layer, layer)) for layer in result.get("layers") or []]
     note = SANDBOX_MODE_NOTES.get(result.get("sandbox_mode") or "")
     return {
@@ -60,6 +66,7 @@ def render(result: Mapping, language: str | None = None) -> dict:
         "stages": stages,
         "cases": cases,
         "hints": hints,
+        "notes": notes,
         "layer_names": layers,
         "sandbox_note": str(note) if note else "",
     }

@@ -106,10 +106,63 @@ def _attribute(obj: object, name: str) -> object:
         return ""
 
 
+# How many of the last distinct lines the returning frame ran are reported.
+RETURN_LINES = 32
+
+
+def _returned_from(code: types.CodeType, frame: types.FrameType) -> dict | None:
+    """{"first_line", "lines"}: the line the finished frame of score stopped at, then the
+    lines of the instructions before it, newest first, distinct, at most RETURN_LINES.
+    The worker matches them against score's return statements (contract.returnline):
+    after a `finally` or a `with`, the last instruction is the clean-up's, not the
+    return's, so the line alone can miss."""
+    lasti = frame.f_lasti
+    if lasti < 0:
+        return None
+    positions = list(code.co_positions())
+    found: list[int] = []
+    for index in range(min(lasti // 2, len(positions) - 1), -1, -1):
+        line = positions[index][0]
+        if line is not None and line not in found:
+            found.append(line)
+            if len(found) >= RETURN_LINES:
+                break
+    return {"first_line": code.co_firstlineno, "lines": found}
+
+
+def _call_watched(score: object, args: tuple) -> tuple[object, dict | None]:
+    """score(*args), and where in score the value was returned from (or None).
+
+    When score is a function of metric.py, a profile function catches the first event,
+    score's own call, keeps its frame and removes itself: score then runs with no hook
+    at all (no slower), and its finished frame still knows the last instruction it ran.
+    """
+    code = getattr(score, "__code__", None) if type(score) is types.FunctionType else None
+    if code is None or code.co_filename != FILENAME:
+        return score(*args), None  # type: ignore[operator]
+    kept: list[types.FrameType] = []
+
+    def first_event(frame: types.FrameType, event: str, arg: object) -> None:
+        sys.setprofile(None)
+        if frame.f_code is code:
+            kept.append(frame)
+
+    sys.setprofile(first_event)
+    try:
+        value = score(*args)  # type: ignore[operator]
+    finally:
+        sys.setprofile(None)
+    try:
+        where = _returned_from(code, kept[0]) if kept else None
+    except BaseException:  # noqa: B036 - a line number is a nicety, never a failure
+        where = None
+    return value, where
+
+
 def call_score(score: object, args: tuple, lines: list[str]) -> dict:
     """Call score(*args); the result frame: the returned value as data, or the error."""
     try:
-        value = score(*args)  # type: ignore[operator]
+        value, returned_from = _call_watched(score, args)
     except BaseException as exc:  # noqa: B036 - SystemExit, KeyboardInterrupt... are reported
         described = tracebacks.describe(exc, lines)
         if issubclass(type(exc), ModelError):
@@ -133,6 +186,7 @@ def call_score(score: object, args: tuple, lines: list[str]) -> dict:
         "outcome": "returned",
         "value": values.encode(value, values.return_budget()),
         "repr": safe_repr(value),
+        "returned_from": returned_from,
     }
 
 

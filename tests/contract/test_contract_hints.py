@@ -5,12 +5,18 @@ from __future__ import annotations
 import pytest
 
 from contract.hints import (
+    PRINTED_HINT_BYTES,
     ScoredCase,
     compute_hints,
+    faulty_scores,
+    feedback_notes,
     is_actionable,
     is_generic,
+    is_specific,
     low_scores,
+    printed_hints,
     restates_score,
+    shown,
 )
 
 
@@ -115,24 +121,66 @@ def test_feedback_too_short():
     assert hints((1.0, "Fine date")) == [("feedback_too_short", 0)]
 
 
-def test_feedback_generic_high_score_is_only_generic():
-    assert hints((1.0, "Correct.")) == [("feedback_generic", 0)]
+def test_feedback_generic_on_a_perfect_score_gets_no_hint():
+    # The exact-match starter says "Correct." on a match: nothing is wrong to name.
+    assert hints((1.0, "Correct.")) == []
+    assert hints((1.0, "Correct."), (1.0, "Correct."), (1.0, "OK")) == []
 
 
-def test_feedback_generic_low_score_is_also_not_actionable():
-    assert hints((0.0, "Incorrect.")) == [("feedback_generic", 0), ("feedback_not_actionable", 0)]
-    assert hints((0.0, "Wrong format.")) == [
+def test_feedback_generic_on_a_faulty_score_is_one_hint():
+    assert hints((0.0, "Incorrect.")) == [("feedback_generic", 0)]
+    assert hints((0.0, "Wrong format.")) == [("feedback_generic", 0)]
+    # Not low, but the score still shows a fault.
+    assert hints((0.8, "Wrong.")) == [("feedback_generic", 0)]
+
+
+def test_feedback_generic_when_cases_that_scored_differently_say_the_same():
+    result = hints((1.0, "Correct."), (0.0, "Correct."))
+    assert result == [
         ("feedback_generic", 0),
-        ("feedback_not_actionable", 0),
+        ("feedback_generic", 1),
+        ("feedback_same_for_different_scores", None),
     ]
+
+
+def test_the_example_fix_is_built_from_each_cases_own_values():
+    cases = [
+        ScoredCase(0, 1.0, "Correct.", expected_text="'billing'", output_text="'billing'"),
+        ScoredCase(1, 0.0, "Wrong.", expected_text="'bug'", output_text="'other'"),
+        ScoredCase(2, 0.0, "Wrong.", expected_text="'account'", output_text="'billing'"),
+        ScoredCase(3, 0.0, "Wrong.", output_text="'other'"),
+    ]
+    params = {h.case: h.params for h in compute_hints(cases, has_reward_spec=False)}
+    assert params[1] == {"example": "mismatch", "expected": "'bug'", "output": "'other'"}
+    assert params[2] == {"example": "mismatch", "expected": "'account'", "output": "'billing'"}
+    assert params[3] == {"example": "output", "output": "'other'"}
+    assert 0 not in params
+
+
+def test_shown_quotes_strings_and_reads_a_one_key_dict_as_its_value():
+    assert shown({"label": "account"}) == "'account'"
+    assert shown("other") == "'other'"
+    assert shown({"a": 1, "b": [2]}) == '{"a": 1, "b": [2]}'
+    assert len(shown("x" * 500)) == 60
+
+
+def test_faulty_scores_below_the_top_of_the_scale():
+    unit = [ScoredCase(0, 0.8, ""), ScoredCase(1, 1.0, "")]
+    assert faulty_scores(unit) == {0}
+    wide = [ScoredCase(0, 3, ""), ScoredCase(1, 10, "")]
+    assert faulty_scores(wide) == {0}
 
 
 def test_feedback_restates_score_suppresses_short_and_generic():
     assert hints((1.0, "1/1")) == [("feedback_restates_score", 0)]
-    assert hints((0.0, "Score: 0")) == [
-        ("feedback_restates_score", 0),
-        ("feedback_not_actionable", 0),
-    ]
+    # One hint on a failing case: restating the score already says it lacks the why.
+    assert hints((0.0, "Score: 0")) == [("feedback_restates_score", 0)]
+
+
+def test_a_failing_case_gets_at_most_one_feedback_hint():
+    for text in ("Incorrect.", "Score: 0", "Bad date", "It doesn't work, sorry about that."):
+        codes = [code for code, _case in hints((0.0, text))]
+        assert len(codes) == 1, (text, codes)
 
 
 def test_feedback_not_actionable_on_long_vague_text():
@@ -166,3 +214,80 @@ def test_score_out_of_range_only_without_reward_spec():
 
 def test_bool_score():
     assert hints((True, "Matches the label 'billing'.")) == [("bool_score", 0)]
+
+
+# -- the positive note ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        GOOD,
+        "Expected 'bug', got 'other'.",
+        "Matches the expected label 'billing'.",
+        "Close. Missing the date.",
+        "Se esperaba billing, no other.",
+    ],
+)
+def test_specific_feedback(text):
+    assert is_specific(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Correct.", "Score: 0.5", "Bad date", "All good here.", "", "Off by 3"]
+)
+def test_not_specific_feedback(text):
+    assert not is_specific(text)
+
+
+def test_specific_feedback_gets_a_note_and_vague_feedback_none():
+    cases = [
+        ScoredCase(0, 1.0, "Correct."),
+        ScoredCase(1, 0.0, "Expected 'bug', got 'other'."),
+        ScoredCase(2, 1.0, "Matches the expected label 'account'."),
+    ]
+    notes = feedback_notes(cases)
+    assert [(n.code, n.case) for n in notes] == [("feedback_specific", 1), ("feedback_specific", 2)]
+
+
+def test_no_note_for_the_same_text_on_cases_that_scored_differently():
+    text = "The label is compared with the expected one."
+    assert feedback_notes([ScoredCase(0, 1.0, text), ScoredCase(1, 0.0, text)]) == []
+
+
+# -- printing in score ----------------------------------------------------------------
+
+
+def test_printed_output_hint_for_a_case_that_printed_a_lot_or_was_cut():
+    found = printed_hints([(0, 40, 0), (1, PRINTED_HINT_BYTES + 1, 0), (2, 100, 7)])
+    assert [(h.code, h.case, h.params) for h in found] == [
+        ("printed_output", 1, {"printed": PRINTED_HINT_BYTES + 1, "cut": 0}),
+        ("printed_output", 2, {"printed": 100, "cut": 7}),
+    ]
+
+
+# -- in a real check --------------------------------------------------------------------
+
+
+def test_the_exact_match_starter_gets_one_note_and_no_generic_hint(check):
+    from metrics.starters import EXACT_MATCH
+
+    result = check(EXACT_MATCH)
+    assert [(h.code, h.case) for h in result.hints] == [("feedback_specific", 1)]
+
+
+def test_generic_feedback_on_failing_cases_names_each_cases_own_values(check):
+    result = check(
+        """
+        def score(input, output, expected=None):
+            return 0.0, {"feedback": "Wrong."}
+        """
+    )
+    generic = [h for h in result.hints if h.code == "feedback_generic"]
+    assert [(h.case, h.params["expected"], h.params["output"]) for h in generic] == [
+        (0, "'billing'", "'billing'"),
+        (1, "'bug'", "'other'"),
+        (2, "'account'", "'account'"),
+    ]
+    # Output and expected agree on cases 0 and 2: "Expected X, got X" would say nothing.
+    assert [h.params["example"] for h in generic] == ["match", "mismatch", "match"]

@@ -381,3 +381,35 @@ def test_a_forged_loaded_frame_cannot_pass_a_bad_signature(check):
     signature = result.stage("signature")
     assert (signature.status, signature.problem) == ("failed", "bad_signature")
     assert signature.params["reason"] == "too_few_parameters"
+
+
+def test_a_cut_of_printed_output_is_recorded_with_how_much_was_printed(check):
+    result = check(
+        """
+        def score(input, output):
+            for n in range(20_000):
+                print("line", n)
+            return 1.0, {"feedback": "Matches the label."}
+        """,
+        one=True,
+    )
+    case = result.cases[0]
+    printed = sum(len(f"line {n}\n") for n in range(20_000))
+    assert case.stdout_printed == printed
+    assert case.stdout.endswith("\n") and len(case.stdout) <= 65536
+    assert case.stdout_truncated == printed - len(case.stdout)
+    hint = next(h for h in result.hints if h.code == "printed_output")
+    assert (hint.case, hint.params) == (0, {"printed": printed, "cut": case.stdout_truncated})
+
+
+def test_a_little_printing_gets_no_hint(check):
+    result = check(
+        """
+        def score(input, output):
+            print("looking at", output)
+            return 1.0, {"feedback": "Matches the label."}
+        """,
+        one=True,
+    )
+    assert result.cases[0].stdout_printed == len("looking at other\n")
+    assert not [h for h in result.hints if h.code == "printed_output"]

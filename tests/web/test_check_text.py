@@ -118,3 +118,54 @@ def test_a_stored_result_renders_in_the_readers_language():
     assert hindi["stages"][4]["name"] == "मेट्रिक का रिटर्न मान"
     # The stored data itself holds codes, not words.
     assert "message" not in stored["cases"][0]
+
+
+def test_the_generic_hint_shows_the_cases_own_example():
+    mismatch = {"example": "mismatch", "expected": "'account'", "output": "'other'"}
+    with override("en"):
+        assert words("feedback_generic", mismatch, family="hint") == (
+            "The feedback is a generic word. Name what is wrong, for example: "
+            "Expected 'account', got 'other'."
+        )
+        match = words("feedback_generic", {"example": "match", "expected": "'bug'"}, family="hint")
+        assert match.endswith("for example: Matches the expected 'bug'.")
+        # A result stored without an example names no pair it never saw.
+        stored = words("feedback_generic", {}, family="hint")
+        assert "billing" not in stored and "?" not in stored
+
+
+def test_printing_and_specific_feedback_have_words():
+    with override("en"):
+        printed = words("printed_output", {"printed": 5_000_000, "cut": 10}, family="hint")
+        assert printed.startswith("This case printed 4.8\xa0MB.")
+        assert words("feedback_specific", {}, family="hint").startswith("Specific feedback")
+
+
+def test_every_return_value_problem_has_a_valid_example():
+    from contract.codes import RETURN_VALUE_PROBLEMS
+    from messages.contract import RETURN_EXAMPLES
+    from skynet.returns import check_return
+
+    assert set(RETURN_EXAMPLES) == set(RETURN_VALUE_PROBLEMS)
+    for code, example in RETURN_EXAMPLES.items():
+        assert example.startswith("return ") and "\n" not in example, code
+        assert check_return(eval(example.removeprefix("return "))).valid, code
+
+
+def test_new_words_wait_in_the_pending_catalogue_with_both_languages():
+    import json
+    from pathlib import Path
+
+    from messages.contract import GENERIC_EXAMPLES, OUTPUT_CUT
+
+    pending = json.loads((Path(__file__).parents[2] / "locale/pending/wt-h6.json").read_text())
+    new = [
+        HINTS["feedback_generic"],
+        HINTS["printed_output"],
+        HINTS["feedback_specific"],
+        *GENERIC_EXAMPLES.values(),
+        OUTPUT_CUT,
+    ]
+    with override("en"):
+        for message in new:
+            assert set(pending[str(message)]) == {"es", "hi"}, str(message)

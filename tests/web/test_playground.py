@@ -196,6 +196,39 @@ def test_a_traceback_links_to_the_users_line(owner_client, owner):
     assert "ZeroDivisionError" in body
 
 
+def test_a_return_value_problem_shows_its_line_and_a_valid_example(owner_client, owner):
+    source = (
+        "def score(input, output, expected=None):\n"
+        "    if output == 'other':\n"
+        "        return 0.0, {}\n"
+        "    return 0.8, 'Close.'\n"
+    )
+    check = _finish(check_services.check_create(owner=owner, source=source), source)
+    body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
+    assert 'class="returned-at">Returned at <a class="trace-line" href="#L4" data-line="4"' in body
+    assert body.count('href="#L4"') == 2 and body.count('href="#L3"') == 1
+    assert "A valid return: <code>return 0.8, {&quot;feedback&quot;: &quot;Close.&quot;}" in body
+    assert "No. There is no feedback string." in body
+
+
+def test_the_panel_notes_cut_output_printing_and_specific_feedback(owner_client, owner):
+    source = (
+        "def score(input, output, expected=None):\n"
+        "    print('word ' * 20000)\n"
+        "    want = expected['label']\n"
+        "    if output == want:\n"
+        "        return 1.0, {'feedback': 'Correct.'}\n"
+        "    return 0.0, {'feedback': f'Expected {want!r}, got {output!r}.'}\n"
+    )
+    check = _finish(check_services.check_create(owner=owner, source=source), source)
+    body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
+    assert body.count('<p class="output-cut">Cut: only the first 64.0') == 3
+    assert "of the 97.7\xa0KB printed are shown." in body
+    assert body.count('class="hint hint-printed_output"') == 3
+    assert '<li class="note note-feedback_specific"><a href="#case-2">Case 2</a>: Specific' in body
+    assert "hint-feedback_generic" not in body
+
+
 def test_results_render_in_the_viewers_language(client, owner, metric):
     source = "def score(input, output):\n    return 0.8, 'Close.'\n"
     check = _finish(check_services.check_create(owner=owner, source=source), source)
