@@ -79,6 +79,8 @@ def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) 
     done = True  # a step counts as done only when every step before it is done too
     for index, step_id in enumerate(STEPS):
         done = done and step_id not in found and step_id != "review"
+        if step_id == "dataset":
+            done = done and state.dataset_saved
         steps.append(
             {
                 "id": step_id,
