@@ -234,9 +234,7 @@ class MetricForm(forms.Form):
 
     def __init__(self, *args, owner, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        latest = Check.objects.filter(metric_version=OuterRef("pk")).order_by(
-            "-created_at", "-pk"
-        )
+        latest = Check.objects.filter(metric_version=OuterRef("pk")).order_by("-created_at", "-pk")
         field = self.fields["metric_version"]
         field.queryset = (
             MetricVersion.objects.filter(metric__owner=owner)
