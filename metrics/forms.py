@@ -21,7 +21,12 @@ class MetricCreateForm(forms.Form):
         label=_("Start from"),
         choices=[(key, starter.title) for key, starter in STARTERS.items()],
         initial=DEFAULT_STARTER,
+        # The list of what each starter does, under the picker (metrics/_create_form.html).
+        widget=forms.Select(
+            attrs={"class": "starter-select", "aria-describedby": "id_starter_descriptions"}
+        ),
     )
+    starters = tuple(STARTERS.values())
     # "Open in playground" on a docs page: which example (page:number) in which language.
     example = forms.CharField(required=False, widget=forms.HiddenInput)
     example_language = forms.CharField(required=False, widget=forms.HiddenInput)

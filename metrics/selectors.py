@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
+from checks.models import Check
 from metrics.models import Metric, MetricVersion
 
 
 def metrics_for_user(user: AbstractBaseUser) -> QuerySet[Metric]:
-    return Metric.objects.filter(owner=user)
+    """The user's metrics, each with `latest_check_status`: the status of the newest
+    check of any of its versions, or None before the first."""
+    latest = Check.objects.filter(metric_version__metric=OuterRef("pk")).order_by(
+        "-created_at", "-pk"
+    )
+    return Metric.objects.filter(owner=user).annotate(
+        latest_check_status=Subquery(latest.values("status")[:1])
+    )
 
 
 def get_metric_for_user(user: AbstractBaseUser, pk: int) -> Metric:

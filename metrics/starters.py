@@ -16,6 +16,8 @@ class Starter:
     title: Promise
     source: str
     cases: tuple[dict, ...]
+    # One line under the "Start from" picker: what the starter scores and how.
+    description: Promise
 
 
 LABEL_CASES = tuple(case.to_job() for case in DEFAULT_CASES)
@@ -94,11 +96,33 @@ def score(input, output, expected=None):
 STARTERS = {
     starter.key: starter
     for starter in (
-        Starter("exact_match", _("Exact match"), EXACT_MATCH, LABEL_CASES),
-        Starter("several_checks", _("Several checks"), SEVERAL_CHECKS, FIELD_CASES),
-        Starter("model_as_judge", _("Model as judge"), MODEL_AS_JUDGE, LABEL_CASES),
         Starter(
-            "accuracy_speed_cost", _("Accuracy, speed and cost"), ACCURACY_SPEED_COST, LABEL_CASES
+            "exact_match",
+            _("Exact match"),
+            EXACT_MATCH,
+            LABEL_CASES,
+            _("1 when the output equals the expected label, 0 otherwise."),
+        ),
+        Starter(
+            "several_checks",
+            _("Several checks"),
+            SEVERAL_CHECKS,
+            FIELD_CASES,
+            _("Reads the output as JSON and scores its format and its fields separately."),
+        ),
+        Starter(
+            "model_as_judge",
+            _("Model as judge"),
+            MODEL_AS_JUDGE,
+            LABEL_CASES,
+            _("The metric model says PASS or FAIL; its reasons become the feedback."),
+        ),
+        Starter(
+            "accuracy_speed_cost",
+            _("Accuracy, speed and cost"),
+            ACCURACY_SPEED_COST,
+            LABEL_CASES,
+            _("One reward from the label's accuracy and the run's measured time and cost."),
         ),
     )
 }

@@ -53,10 +53,27 @@ class PreferredLanguageMiddleware:
 
 
 def same_page_in(path: str, language: str) -> str:
-    """`path` in another language: /es/metrics/3/ -> /hi/metrics/3/, docs included."""
+    """`path` in another language: /es/metrics/3/ -> /hi/metrics/3/, docs included.
+
+    The path is read in the language of its own prefix, not the one active for this
+    request: the switcher is posted to an unprefixed URL, where the active language is
+    the user's saved choice, and /hi/... does not resolve under Spanish. Reading it under
+    the wrong language left the page unchanged, so a click on a language did nothing.
+    """
     if DOCS.match(path):
         return DOCS.sub(f"/docs/{language}/", path, count=1)
-    return translate_url(path, language)
+    prefix = PREFIXED.match(path)
+    if prefix is None:
+        # "/", or a path outside the language patterns: the language's home page holds.
+        with translation.override(language):
+            return reverse("home") if path in ("", "/") else path
+    own = prefix.group(0).strip("/")
+    with translation.override(own):
+        translated = translate_url(path, language)
+    if translated == path and own != language:
+        # A path that resolves to no view (a 404 page) still has its prefix swapped.
+        translated = f"/{language}/" + path[len(prefix.group(0)) :]
+    return translated
 
 
 @require_POST

@@ -3,11 +3,16 @@ saved values again when a later step reads them (submissions.rules)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import groupby
+
 from django import forms
+from django.db.models import OuterRef, Subquery
 from django.utils.translation import gettext_lazy as _
 
 import dataset_files
 from checks.forms import ModelPickers, model_field
+from checks.models import Check
 from messages import words
 from messages.wizard import ROLE_NAMES
 from metrics.models import MetricVersion
@@ -200,8 +205,26 @@ class DatasetForm(forms.Form):
 
 
 class VersionChoiceField(forms.ModelChoiceField):
+    """A saved version, under its metric: the versions come grouped by metric (set_groups),
+    each labelled with its number and how its latest check went."""
+
     def label_from_instance(self, obj: MetricVersion) -> str:
-        return _("%(name)s, version %(number)s") % {"name": obj.metric.name, "number": obj.number}
+        status = getattr(obj, "latest_check_status", None)
+        verdict = Check.Status(status).label if status else _("not checked")
+        return _("Version %(number)s: %(verdict)s") % {"number": obj.number, "verdict": verdict}
+
+    def set_groups(self) -> None:
+        """One <optgroup> a metric, named by the metric; two metrics of one name are told
+        apart by their number, as in their playground's address."""
+        versions = list(self.queryset)
+        names = Counter(metric.name for metric in {v.metric for v in versions})
+        groups = []
+        for metric, members in groupby(versions, key=lambda version: version.metric):
+            label = metric.name
+            if names[metric.name] > 1:
+                label = _("%(name)s (metric %(id)s)") % {"name": metric.name, "id": metric.pk}
+            groups.append((label, [(v.pk, self.label_from_instance(v)) for v in members]))
+        self.widget.choices = [("", self.empty_label), *groups]
 
 
 class MetricForm(forms.Form):
@@ -230,11 +253,15 @@ class MetricForm(forms.Form):
 
     def __init__(self, *args, owner, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["metric_version"].queryset = (
+        latest = Check.objects.filter(metric_version=OuterRef("pk")).order_by("-created_at", "-pk")
+        field = self.fields["metric_version"]
+        field.queryset = (
             MetricVersion.objects.filter(metric__owner=owner)
             .select_related("metric")
-            .order_by("metric__name", "-number")
+            .annotate(latest_check_status=Subquery(latest.values("status")[:1]))
+            .order_by("metric__name", "metric_id", "-number")
         )
+        field.set_groups()
 
     def clean(self):
         data = super().clean()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import ngettext
+
 import dataset_files
 from checks import presenters as check_presenters
 from messages import reference_rows, words
@@ -39,6 +41,29 @@ def preview(draft: Draft) -> dict | None:
     }
 
 
+# A split with fewer rows than this gets a warning: its score moves by 10 points or more
+# with a single row, too coarse to compare candidates on. Not a refusal: a small dataset
+# for a first try is fine, as long as the user knows.
+FEW_SPLIT_ROWS = 10
+
+
+def small_split_warnings(counts: dict[str, int]) -> list[str]:
+    """A warning for each split with some rows but fewer than FEW_SPLIT_ROWS (an empty
+    split is one the user chose to leave out)."""
+    return [
+        ngettext(
+            "The %(split)s split has only %(count)s row: a score on it moves by a large step "
+            "with each row. Aim for at least %(minimum)s.",
+            "The %(split)s split has only %(count)s rows: a score on it moves by a large "
+            "step with each row. Aim for at least %(minimum)s.",
+            count,
+        )
+        % {"split": SPLIT_NAMES[name], "count": count, "minimum": FEW_SPLIT_ROWS}
+        for name, count in counts.items()
+        if 0 < count < FEW_SPLIT_ROWS
+    ]
+
+
 def split_counts(facts: dict | None, found: dict) -> list | None:
     if facts is None or "dataset" in found:
         return None
@@ -54,6 +79,8 @@ def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) 
     done = True  # a step counts as done only when every step before it is done too
     for index, step_id in enumerate(STEPS):
         done = done and step_id not in found and step_id != "review"
+        if step_id == "dataset":
+            done = done and state.dataset_saved
         steps.append(
             {
                 "id": step_id,
@@ -80,6 +107,8 @@ def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) 
         context["preview"] = preview(draft)
         context["max_bytes"] = dataset_files.MAX_BYTES
         context["counts"] = split_counts(state.facts, found)
+        if context["counts"] is not None:
+            context["split_warnings"] = small_split_warnings(state.facts["counts"])
     if step in ("check", "review"):
         context["check"] = draft.contract_check
         context["rendered"] = (
@@ -95,6 +124,9 @@ def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) 
     if step == "review" and not found:
         context["summary"] = services.run_config(draft, split_rows=False)
         context.update(config_rows(context["summary"]))
+        context["split_warnings"] = small_split_warnings(
+            context["summary"]["dataset"]["splits"]["counts"]
+        )
     return context
 
 

@@ -170,6 +170,12 @@ class DraftState:
         return found
 
     @property
+    def dataset_saved(self) -> bool:
+        """Whether the user saved the dataset step for the current file and settings (an
+        upload alone guesses the column roles; the step is done once they were saved)."""
+        return bool((self.facts or {}).get("saved"))
+
+    @property
     def first_open_step(self) -> str:
         return next((step for step in STEPS if step in self.problems), STEPS[-1])
 

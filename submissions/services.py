@@ -58,7 +58,9 @@ def draft_update(draft: Draft, step: str, values: dict, *, facts: dict | None = 
         setattr(draft, field, value)
     draft.unsaved.pop(step, None)
     if facts is not None:
-        draft.dataset_facts = facts
+        # Marked as the user's: an upload stores facts too, from guessed column roles,
+        # and the dataset step counts as done only once the user has saved it.
+        draft.dataset_facts = {**facts, "saved": True}
     draft.save()
     return draft
 

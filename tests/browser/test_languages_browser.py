@@ -84,3 +84,47 @@ def test_browse_the_docs_and_switch_language_on_a_page(page, live_server, screen
     related = page.locator("section.related a").first
     related.click()
     assert "/docs/hi/" in page.url
+
+
+def test_english_from_every_hindi_page_reaches_the_same_page(
+    page, live_server, django_user_model, session_models
+):
+    from django.test import Client
+
+    from submissions import services as submission_services
+    from tests.web.test_submit_wizard import LABEL_METRIC, fill_to_check
+
+    owner = django_user_model.objects.create_user(username="alice", password="alice-pass-123")
+    metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
+    version, _ = metric_services.metric_save(metric, source=LABEL_METRIC)
+    check = Check.objects.create(
+        owner=owner, source=LABEL_METRIC, metric_version=version, status="failed"
+    )
+    draft = submission_services.draft_create(owner=owner)
+    client = Client()
+    client.force_login(owner)
+    fill_to_check(client, draft, version)
+    # Signed in with Spanish saved, so every page below is in a language other than the
+    # saved one, as when a shared link is opened.
+    log_in(page, live_server, "alice", "alice-pass-123", language="es")
+    paths = [
+        "/",
+        f"/metrics/{metric.pk}/",
+        f"/checks/{check.pk}/",
+        f"/metrics/{metric.pk}/versions/",
+        *(f"/submit/{draft.pk}/{step}/" for step in ("artifact", "dataset", "metric", "models")),
+        f"/submit/{draft.pk}/check/",
+        "/submit/",
+    ]
+    for path in paths:
+        page.goto(f"{live_server.url}/hi{path}")
+        assert page.locator("html").get_attribute("lang") == "hi", path
+        page.click(".language-switch button[value=en]")
+        page.wait_for_url(f"{live_server.url}/en{path}")
+        assert page.locator("html").get_attribute("lang") == "en", path
+    page.goto(f"{live_server.url}/docs/hi/concepts/scorers")
+    page.click(".language-switch button[value=en]")
+    page.wait_for_url(f"{live_server.url}/docs/en/concepts/scorers")
+    # The choice was saved: an unprefixed URL now opens in English.
+    page.goto(f"{live_server.url}/")
+    page.wait_for_url(f"{live_server.url}/en/")

@@ -112,7 +112,8 @@ def test_every_step_to_a_submitted_run(
     )
     page.check("input[name=metric_mode][value=saved]")
     assert not page.is_visible(".field-inline_source")
-    page.select_option("select[name=metric_version]", label="ticket labels, version 2")
+    page.select_option("select[name=metric_version]", value=str(metric.latest_version.pk))
+    assert "Version 2: not checked" in page.inner_text("optgroup[label='ticket labels']")
     next_step(page, "models")
 
     # 4. Models and engine.

@@ -47,6 +47,33 @@ def test_switching_keeps_the_page_and_saves_the_choice(owner_client, owner):
     assert response.cookies["django_language"].value == "hi"
 
 
+def test_switching_works_when_the_page_is_not_in_the_saved_language(owner_client, owner):
+    # A shared /hi/ link opened by a user who chose Spanish: the switcher is posted where
+    # the saved choice (Spanish) is active, and must still read the Hindi path.
+    Profile.objects.create(user=owner, language="es")
+    metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
+    response = owner_client.post(
+        "/language/", {"language": "en", "next": f"/hi/metrics/{metric.pk}/"}
+    )
+    assert response["Location"] == f"/en/metrics/{metric.pk}/"
+    assert Profile.objects.get(user=owner).language == "en"
+    response = owner_client.post("/language/", {"language": "hi", "next": "/en/submit/"})
+    assert response["Location"] == "/hi/submit/"
+
+
+def test_a_shared_link_keeps_its_language_for_a_reader_who_chose_another(owner_client, owner):
+    Profile.objects.create(user=owner, language="es")
+    metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
+    body = owner_client.get(f"/en/metrics/{metric.pk}/").content.decode()
+    assert '<html lang="en">' in body
+    assert Profile.objects.get(user=owner).language == "es"
+
+
+def test_switching_on_a_page_that_does_not_exist_still_changes_its_prefix(client):
+    response = client.post("/language/", {"language": "es", "next": "/hi/no/such/page/"})
+    assert response["Location"] == "/es/no/such/page/"
+
+
 def test_switching_on_a_docs_page_lands_on_the_same_docs_page(client):
     response = client.post(
         "/language/", {"language": "es", "next": "/docs/en/concepts/engines#auto"}

@@ -475,7 +475,10 @@ def test_the_metric_step(owner_client, draft, saved_metric, outsider):
         dataset_data(draft.dataset.columns, {"question": "input", "label": "output"}),
     )
     body = owner_client.get(url(draft, "metric")).content.decode()
-    assert "labels, version 2" in body and "theirs" not in body
+    # Grouped by metric since each version's label no longer names it (a flat list of
+    # "name, version N" told neither same-named metrics nor verdicts apart).
+    assert '<optgroup label="labels">' in body and "Version 2: not checked" in body
+    assert "theirs" not in body
     # Another user's version is not a choice.
     response = owner_client.post(
         url(draft, "metric"),
