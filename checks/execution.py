@@ -34,6 +34,7 @@ def check_claim(check_id: int) -> bool:
 
 def execute_check(check_id: int) -> None:
     """Run a claimed check through the contract check engine and store the result."""
+    from contract.cancel import Cancel
     from contract.cases import case_from_dict
     from contract.engine import run_check
 
@@ -53,8 +54,11 @@ def execute_check(check_id: int) -> None:
 
     gateway, llm_for_case = _model_gateway(check)
     task_gateway, task_llm_for_case = _task_gateway(check)
+    cancel = Cancel()
+    if check.cancel_requested:  # asked between the claim and here
+        cancel.set()
     try:
-        with heartbeats.beating(check_id):
+        with heartbeats.beating(check_id, on_cancel=cancel.set):
             result = run_check(
                 check.source,
                 cases,
@@ -66,6 +70,7 @@ def execute_check(check_id: int) -> None:
                 llm_for_case=llm_for_case,
                 artifact=check.artifact_value,
                 task_llm_for_case=task_llm_for_case,
+                cancel=cancel,
             )
     except BaseException as exc:
         # Whatever stopped the check (a bug, Celery's soft time limit, a shutdown), the
@@ -84,6 +89,7 @@ def execute_check(check_id: int) -> None:
     now = timezone.now()
     Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
         status=Check.Status.PASSED if result.passed else Check.Status.FAILED,
+        failure="cancelled" if cancel.is_set() else "",
         result=result.to_dict(),
         finished_at=now,
         heartbeat_at=now,

@@ -54,6 +54,8 @@ class Check(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True, default="")
+    # The user asked to stop it while it ran; the worker running it kills its sandbox.
+    cancel_requested = models.BooleanField(default=False)
 
     class Meta:
         db_table = "metrics_app_check"  # created by metrics_app's migrations, kept as is

@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import models, transaction
 from django.utils import timezone
 
-from checks import limits
+from checks import limits, notify
 from checks.models import Check, FeedbackReview
 from contract.artifacts import Artifact
 
@@ -77,6 +77,23 @@ def check_create(
     # and checks_requeue_lost() sends it once the broker is back.
     transaction.on_commit(lambda: enqueue(RUN_CHECK_TASK, check.pk), robust=True)
     return check
+
+
+def check_cancel(check: Check) -> bool:
+    """Stop a check the user no longer wants: a queued one ends now, as failed with
+    "cancelled" (the worker's claim then finds nothing to run); a running one is marked,
+    and the worker running it kills its sandbox within a second. False when it was
+    already final."""
+    ended = Check.objects.filter(pk=check.pk, status=Check.Status.QUEUED).update(
+        status=Check.Status.FAILED, failure="cancelled", finished_at=timezone.now()
+    )
+    if not ended:
+        ended = Check.objects.filter(pk=check.pk, status=Check.Status.RUNNING).update(
+            cancel_requested=True
+        )
+    if ended:
+        transaction.on_commit(lambda: notify.check_changed(check.pk), robust=True)
+    return bool(ended)
 
 
 class ReviewRefused(Exception):

@@ -6,6 +6,7 @@ from checks import views
 
 urlpatterns = [
     path("checks/<int:pk>/", views.check_detail, name="check_detail"),
+    path("checks/<int:pk>/cancel/", views.check_cancel, name="check_cancel"),
     path("checks/<int:pk>/cases/<int:index>/review/", views.review_create, name="review_create"),
     path("checks/<int:pk>/reviews/<int:review_pk>/", views.review_detail, name="review_detail"),
 ]

@@ -93,3 +93,15 @@ def review_detail(request: HttpRequest, pk: int, review_pk: int) -> HttpResponse
     if review.is_final:
         return HttpResponseStopPolling(response.content)
     return response
+
+
+@login_required
+@require_POST
+def check_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    """Stop a queued or running check. The live panel hears when it has ended (the worker
+    kills a running check's sandbox within a second); the button says it is stopping."""
+    check = selectors.get_check_for_user(request.user, pk)
+    services.check_cancel(check)
+    if request.htmx:
+        return render(request, "checks/_cancel.html", {"check": check, "stopping": True})
+    return redirect("check_detail", pk=check.pk)

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from contract.cancel import Cancel
 from contract.capture import BoundedCapture
 from contract.protocol import ModelHandler, crash_params, llm_reply
 from contract.warm import CaseEnds, WarmSandbox
@@ -72,7 +73,7 @@ class Channel:
 
 
 class CaseLoop:
-    def __init__(self, max_model_calls: int = 8) -> None:
+    def __init__(self, max_model_calls: int = 8, cancel: Cancel | None = None) -> None:
         self.sel = selectors.DefaultSelector()
         self.channels: list[Channel] = []
         self.sandboxes: dict[int, WarmSandbox] = {}
@@ -84,6 +85,13 @@ class CaseLoop:
         os.set_blocking(self._wake_read, False)
         os.set_blocking(self._wake_write, False)
         self.sel.register(self._wake_read, selectors.EVENT_READ, ("wake", None))
+        self.cancel = cancel
+        if cancel is not None:
+            cancel.on_set(self._wake)
+
+    def _wake(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            os.write(self._wake_write, b"x")
 
     # -- building ---------------------------------------------------------------------
 
@@ -147,6 +155,9 @@ class CaseLoop:
             self._executor.shutdown(wait=True, cancel_futures=True)
 
     def _turn(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            self._cancel_all()
+            return
         now = time.monotonic()
         timeout = None
         for channel in self.channels:
@@ -178,6 +189,19 @@ class CaseLoop:
                 self._case_event(owner, mask)
             else:
                 self._pipe(owner, key.fd, owner.stdout if kind == "out" else owner.stderr)
+
+    def _cancel_all(self) -> None:
+        """The user stopped the check: every case still running ends, its process killed
+        (one a case's on_done opens after this is ended on the next turn)."""
+        with contextlib.suppress(BlockingIOError, OSError):
+            os.read(self._wake_read, 4096)
+        for channel in list(self.channels):
+            if channel.done:
+                continue
+            channel.session.ended("cancelled")
+            if not channel.socket_closed:
+                channel.sandbox.kill_case(channel.ends.slot)
+            self._finish(channel)
 
     def _expire(self, channel: Channel, now: float) -> None:
         if channel.socket_closed:

@@ -26,6 +26,8 @@ LOAD_PROBLEMS = (
     "no_score_function",
     "timeout",
     "crashed",
+    # The user stopped the check (contract.cancel).
+    "cancelled",
     # No check can run on this worker (contract.sandbox.SandboxUnavailable).
     "sandbox_unavailable",
 )
@@ -35,7 +37,7 @@ SIGNATURE_REASONS = signature.REASONS
 REWARD_SPEC_PROBLEMS = ("invalid_reward_spec",)
 REWARD_SPEC_CODES = rewardspec.CODES
 # Stage-level summaries of per-case failures.
-CALL_PROBLEMS = ("cases_failed",)
+CALL_PROBLEMS = ("cases_failed", "cancelled")
 RETURN_STAGE_PROBLEMS = ("cases_invalid",)
 # What a case row can carry when its child errored. Load-phase codes appear
 # when a later child fails to load what the first one loaded (non-determinism).
@@ -44,6 +46,7 @@ CASE_ERROR_PROBLEMS = (
     "model_error",
     "crashed",
     "timeout",
+    "cancelled",
     "import_error",
     "syntax_error",
     "no_score_function",

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 
 from contract import sandbox
 from contract.artifacts import RUN_PROBLEMS, Artifact
+from contract.cancel import Cancel
 from contract.cases import DEFAULT_CASES, Case
 from contract.hints import (
     EXAMPLE_LIMIT,
@@ -168,7 +169,7 @@ def _fill_case(row: CaseResult, outcome: ChildOutcome, returns: Returns | None =
         row.exception, row.traceback = run["exception"], run["traceback"]
         return False
     if outcome.failure is not None:
-        row.status = "timeout" if outcome.failure == "timeout" else "error"
+        row.status = {"timeout": "timeout", "cancelled": "skipped"}.get(outcome.failure, "error")
         row.problem, row.params = outcome.failure, outcome.failure_params
         return False
     failed = _failed_load_stage(outcome.loaded) if outcome.loaded is not None else None
@@ -263,6 +264,11 @@ def _conclude(check: _Check, has_reward_spec: bool, cases: Sequence[Case]) -> Ch
             for c in result.cases
         ]
     )
+    cancelled = [c.index for c in result.cases if c.problem == "cancelled"]
+    if cancelled:
+        params = {"cases": cancelled, "count": len(cancelled)}
+        check.set_stage("call", "failed", "cancelled", params)
+        return check.fail("call")
     if errored:
         check.set_stage("call", "failed", "cases_failed", {"cases": errored, "count": len(errored)})
         return check.fail("call")
@@ -336,6 +342,7 @@ def run_check(
     artifact: Artifact | None = None,
     task_llm_for_case: Callable[[int], LlmHandler] | None = None,
     sandboxes: SandboxSource | None = None,
+    cancel: Cancel | None = None,
 ) -> CheckResult:
     """Check metric.py `source` on `cases` (default: the three built-in ones).
 
@@ -354,6 +361,9 @@ def run_check(
     run's llm() calls (default: error "no_task_model"); its usage() is the
     run's cost and tokens. Raises contract.artifacts.ArtifactError (a
     ValueError) for an artifact that cannot run.
+
+    cancel (contract.cancel.Cancel), when set from another thread, ends the cases still
+    running as "cancelled" (their processes killed) and the check returns at once.
     """
     timeout = validate_timeout(timeout_s)
     case_list = list(DEFAULT_CASES if cases is None else cases)
@@ -398,6 +408,7 @@ def run_check(
             on_loaded=state.loaded,
             sandboxes=sandboxes or OnDemand(sandbox_config),
             artifact=artifact_job,
+            cancel=cancel,
         )
     except sandbox.SandboxUnavailable as exc:
         params = {"reason": exc.reason, "detail": exc.detail}

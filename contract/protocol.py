@@ -165,13 +165,16 @@ class MetricSession:
         self.finished = True
 
     def ended(self, kind: str, params: dict | None = None) -> None:
-        """The child ended before finishing: "timeout", or "crashed" with how."""
+        """The child ended before finishing: "timeout", "cancelled" (the user stopped the
+        check), or "crashed" with how."""
         if self.finished:
             return
         self.finished = True
         if kind == "timeout":
             self.outcome.failure = "timeout"
             self.outcome.failure_params = {"seconds": self.timeout_s}
+        elif kind == "cancelled":
+            self.outcome.failure, self.outcome.failure_params = "cancelled", {}
         else:
             self.outcome.failure, self.outcome.failure_params = "crashed", params or {}
 

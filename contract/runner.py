@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from contract import sandbox
+from contract.cancel import Cancel
 from contract.caseloop import CaseLoop, Channel
 from contract.cases import Case
 from contract.metering import measured, usage_delta, usage_now
@@ -174,15 +175,17 @@ def run_cases(
     sandboxes: SandboxSource,
     artifact: dict | None = None,
     task_handlers: list[ModelHandler] | None = None,
+    cancel: Cancel | None = None,
 ) -> None:
     """Run every case; `on_case(index, outcome)` as each one ends (in any order).
+    Setting `cancel` ends the cases still running as "cancelled".
 
     handlers[i] answers case i's metric llm() calls, task_handlers[i] its run's. Raises
     SandboxUnavailable when no sandbox can be had here, ValueError for a case that cannot
     be sent. Never leaves a process behind.
     """
     boxes: list[WarmSandbox] = []
-    loop = CaseLoop(max_model_calls=max(2, 2 * len(cases)))
+    loop = CaseLoop(max_model_calls=max(2, 2 * len(cases)), cancel=cancel)
     try:
         try:
             metric_box = sandboxes.take()

@@ -91,6 +91,7 @@ PROBLEMS = {
     "import_error": _("Importing metric.py raised %(type)s: %(message)s"),
     "no_score_function": _("metric.py does not define a function named score."),
     "timeout": _("Did not finish within the time limit of %(seconds)s s."),
+    "cancelled": _("Cancelled: the check was stopped before this finished."),
     "invalid_reward_spec": ngettext_lazy(
         "REWARD_SPEC has %(count)s problem.", "REWARD_SPEC has %(count)s problems.", "count"
     ),

@@ -106,3 +106,19 @@ def test_tab_walks_past_the_editor_until_the_user_types_there(page, playground):
     page.keyboard.press("Tab")
     assert page.evaluate("() => document.activeElement.closest('.cm-editor') !== null")
     assert _source(page) != before
+
+
+def test_a_running_loop_is_cancelled_from_its_panel(page, playground, celery_worker_process):
+    page.evaluate(
+        "text => document.querySelector('textarea[name=source]').skynetEditor.setValue(text)",
+        "def score(input, output, expected=None):\n    while True:\n        pass\n",
+    )
+    page.fill("input[name=timeout_s]", "300")
+    page.click("#run-check")
+    page.wait_for_selector("#check.status-running", timeout=60_000)
+    page.click("#check .cancel-check button")
+    page.wait_for_selector("#run-verdict.status-failed", timeout=60_000)
+    assert "Cancelled" in page.inner_text("#run-verdict")
+    assert "You cancelled this check before it finished." in page.inner_text("#check")
+    check = Check.objects.get(metric_version__metric=playground)
+    assert check.failure == "cancelled"
