@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
@@ -18,11 +19,42 @@ def get_check_for_user(user: AbstractBaseUser, pk: int) -> Check:
     )
 
 
-def checks_for_metric(metric, limit: int = 20) -> QuerySet[Check]:
-    """The newest checks of a metrics.Metric's versions (the playground's history)."""
+HISTORY_LENGTH = 20
+
+
+def checks_for_metric(metric, limit: int = HISTORY_LENGTH) -> QuerySet[Check]:
+    """The newest checks of a metrics.Metric's versions."""
     return Check.objects.filter(metric_version__metric=metric).select_related("metric_version")[
         :limit
     ]
+
+
+def checks_for_version(version) -> QuerySet[Check]:
+    """A metrics.MetricVersion's checks, newest first."""
+    return Check.objects.filter(metric_version=version).order_by("-created_at")
+
+
+@dataclass(frozen=True)
+class History:
+    """The playground's check history: the newest checks, and how many there are."""
+
+    items: list
+    total: int
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    @property
+    def cut(self) -> bool:
+        return self.total > len(self.items)
+
+
+def history_of(metric) -> History:
+    items = list(checks_for_metric(metric))
+    total = len(items)
+    if total == HISTORY_LENGTH:
+        total = Check.objects.filter(metric_version__metric=metric).count()
+    return History(items, total)
 
 
 def get_review_for_user(user: AbstractBaseUser, check_pk: int, pk: int) -> FeedbackReview:

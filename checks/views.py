@@ -39,7 +39,7 @@ def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
         # final live update refreshes out of band; the wizard's and the check's own page
         # have no such table.
         "history": (
-            selectors.checks_for_metric(metric) if metric and request.GET.get("history") else None
+            selectors.history_of(metric) if metric and request.GET.get("history") else None
         ),
     }
     if request.htmx and request.GET.get("partial") == "panel":

@@ -33,3 +33,12 @@ def get_version_for_user(user: AbstractBaseUser, metric_pk: int, number: int) ->
         metric__owner=user,
         number=number,
     )
+
+
+def versions_with_verdicts(metric: Metric) -> QuerySet[MetricVersion]:
+    """The metric's versions, newest first, each with `verdict`: the status of its
+    latest check (None when it has none)."""
+    from checks.models import Check
+
+    latest = Check.objects.filter(metric_version=OuterRef("pk")).order_by("-created_at")
+    return metric.versions.annotate(verdict=Subquery(latest.values("status")[:1]))

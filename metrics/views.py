@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 
 from django import forms
@@ -20,7 +19,7 @@ from checks import diagnostics, presenters
 from checks import selectors as check_selectors
 from checks import services as check_services
 from messages import reference_rows, words
-from metrics import selectors, services
+from metrics import code_views, selectors, services
 from metrics.forms import EditorForm, MetricCreateForm, case_forms
 
 
@@ -65,7 +64,7 @@ def _playground_context(metric, editor, cases, check=None) -> dict:
         "cases": cases,
         "check": check,
         "rendered": presenters.present(check),
-        "history": check_selectors.checks_for_metric(metric),
+        "history": check_selectors.history_of(metric),
         "versions": metric.versions.all()[:10],
         "latest": metric.latest_version,
         "completions_json": json.dumps(diagnostics.completions()),
@@ -155,7 +154,7 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
             "check": check,
             "rendered": None,
             "latest": version,
-            "history": check_selectors.checks_for_metric(metric),
+            "history": check_selectors.history_of(metric),
         }
         response = render(request, "metrics/playground.html#check_panel", context)
         return trigger_client_event(response, "skynet:saved", {"version": version.number})
@@ -169,7 +168,7 @@ def version_list(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "metrics/versions.html",
-        {"metric": metric, "versions": metric.versions.all()},
+        {"metric": metric, "versions": selectors.versions_with_verdicts(metric)},
     )
 
 
@@ -177,11 +176,13 @@ def version_list(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def version_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     version = selectors.get_version_for_user(request.user, pk, number)
-    return render(
-        request,
-        "metrics/version.html",
-        {"metric": version.metric, "version": version},
-    )
+    context = {
+        "metric": version.metric,
+        "version": version,
+        "lines": code_views.highlighted_lines(version.source),
+        "verdict": check_selectors.checks_for_version(version).first(),
+    }
+    return render(request, "metrics/version.html", context)
 
 
 @login_required
@@ -198,19 +199,10 @@ def version_diff(request: HttpRequest, pk: int) -> HttpResponse:
         a_number, b_number = max(latest.number - 1, 1), latest.number
     a = selectors.get_version_for_user(request.user, pk, a_number)
     b = selectors.get_version_for_user(request.user, pk, b_number)
-    lines = list(
-        difflib.unified_diff(
-            a.source.splitlines(),
-            b.source.splitlines(),
-            fromfile=f"metric.py v{a.number}",
-            tofile=f"metric.py v{b.number}",
-            lineterm="",
-        )
-    )
     return render(
         request,
         "metrics/diff.html",
-        {"metric": metric, "a": a, "b": b, "lines": lines, "versions": metric.versions.all()},
+        {"metric": metric, "a": a, "b": b, "rows": code_views.side_by_side(a.source, b.source)},
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 
 import pytest
@@ -246,8 +247,12 @@ def test_versions_list_view_diff_and_restore(owner_client, metric):
     one = owner_client.get(f"/en/metrics/{metric.pk}/versions/1/").content.decode()
     assert "Correct." in one
     diff = owner_client.get(f"/en/metrics/{metric.pk}/diff/?a=1&b=2").content.decode()
-    assert 'class="del">-        return 1.0, {&quot;feedback&quot;: &quot;Correct.&quot;}' in diff
-    assert 'class="add">+        return 1.0, {&quot;feedback&quot;: &quot;Right.&quot;}' in diff
+    # Side by side: the changed line's old text on the left, its new text on the right.
+    changed = re.search(r'<tr class="change">(.*?)</tr>', diff, re.S).group(1)
+    old, new = changed.split('class="code new"')
+    assert "Correct." in old and "Right." not in old
+    assert "Right." in new and "Correct." not in new
+    assert '<td class="ln">' in changed  # with line numbers
     response = owner_client.post(f"/en/metrics/{metric.pk}/versions/1/restore/", follow=True)
     assert "Version 1 restored as version 3." in response.content.decode()
     assert metric.latest_version.number == 3

@@ -158,6 +158,7 @@ OWNED = {
     "version_restore": ("post", "/en/metrics/{m}/versions/1/restore/"),
     "version_diff": ("get", "/en/metrics/{m}/diff/?a=1&b=1"),
     "check_detail": ("get", "/en/checks/{c}/"),
+    "check_cancel": ("post", "/en/checks/{c}/cancel/"),
     "review_create": ("post", "/en/checks/{c}/cases/0/review/"),
     "review_detail": ("get", "/en/checks/{c}/reviews/{r}/"),
     "draft_resume": ("get", "/en/submit/{d}/"),
