@@ -11,7 +11,6 @@ from django.utils.html import escape
 from checks.models import Check
 from metrics import services as metric_services
 from metrics.starters import STARTERS
-from submissions import services
 from tests.web.test_playground import editor_data
 from tests.web.test_submit_wizard import (
     LABEL_METRIC,
@@ -42,18 +41,6 @@ def missing_descriptions(body: str) -> list[str]:
     parser = _Ids()
     parser.feed(body)
     return [ref for ref in parser.references if ref not in parser.ids]
-
-
-@pytest.fixture
-def draft(owner):
-    return services.draft_create(owner=owner)
-
-
-@pytest.fixture
-def saved_metric(owner):
-    metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
-    version, _ = metric_services.metric_save(metric, source=LABEL_METRIC)
-    return version
 
 
 def test_every_description_of_the_wizard_steps_exists(

@@ -67,18 +67,6 @@ def url(draft: Draft, step: str) -> str:
     return f"/en/submit/{draft.pk}/{step}/"
 
 
-@pytest.fixture
-def draft(owner) -> Draft:
-    return services.draft_create(owner=owner)
-
-
-@pytest.fixture
-def saved_metric(owner):
-    metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
-    version, _ = metric_services.metric_save(metric, source=LABEL_METRIC)
-    return version
-
-
 def artifact_data(kind="python", content="", source=KEYWORD_PROGRAM, action="next") -> dict:
     return {
         "artifact_kind": kind,

@@ -9,7 +9,6 @@ import pytest
 
 from checks.models import Check
 from metrics import services as metric_services
-from submissions import services
 from submissions.models import Run
 from tests.web.test_submit_wizard import (
     CSV,
@@ -23,18 +22,6 @@ from tests.web.test_submit_wizard import (
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def draft(owner):
-    return services.draft_create(owner=owner)
-
-
-@pytest.fixture
-def saved_metric(owner):
-    metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
-    version, _ = metric_services.metric_save(metric, source=LABEL_METRIC)
-    return version
 
 
 def test_the_run_page_says_what_happens_next_and_offers_the_bundle(

@@ -1,0 +1,22 @@
+"""Fixtures the web tests share: an empty draft, and a saved metric version that labels."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def draft(owner):
+    from submissions import services
+
+    return services.draft_create(owner=owner)
+
+
+@pytest.fixture
+def saved_metric(owner):
+    from metrics import services as metric_services
+    from tests.web.test_submit_wizard import LABEL_METRIC
+
+    metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
+    version, _ = metric_services.metric_save(metric, source=LABEL_METRIC)
+    return version
