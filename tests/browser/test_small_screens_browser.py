@@ -9,6 +9,8 @@ import pytest
 from checks.models import Check
 from contract.engine import run_check
 from metrics import services as metric_services
+from submissions import services as submit_services
+from submissions.models import Draft
 from tests.browser.conftest import log_in
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
@@ -43,15 +45,27 @@ def finished_check(django_user_model):
     )
     check.result = run_check(SOURCE, timeout_s=10).to_dict()
     check.save()
+    # A second version to compare with, and a draft in the wizard.
+    metric_services.metric_save(metric, source=SOURCE.replace("* 4", "* 5"))
+    submit_services.draft_create(owner=owner)
     return check
 
 
 def pages_of(check) -> dict[str, str]:
+    metric = check.metric_version.metric_id
+    draft = Draft.objects.get(owner=check.owner).pk
     return {
         "home": "/{l}/",
-        "playground": f"/{{l}}/metrics/{check.metric_version.metric_id}/",
+        "playground": f"/{{l}}/metrics/{metric}/",
         "check": f"/{{l}}/checks/{check.pk}/",
         "docs": "/docs/{l}/concepts/scorers",
+        "versions": f"/{{l}}/metrics/{metric}/versions/",
+        "version": f"/{{l}}/metrics/{metric}/versions/1/",
+        "diff": f"/{{l}}/metrics/{metric}/diff/?a=1&b=2",
+        "new-metric": "/{l}/metrics/new/",
+        "drafts": "/{l}/submit/",
+        "wizard": f"/{{l}}/submit/{draft}/artifact/",
+        "runs": "/{l}/runs/",
     }
 
 
@@ -63,6 +77,17 @@ def overflow(page) -> int:
     return page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
 
 
+WIDEST = """() => [...document.querySelectorAll('body *')]
+    .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+    .filter(e => ![...e.children].some(c => c.getBoundingClientRect().right > window.innerWidth + 1))
+    .slice(0, 3).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+
+
+def too_wide(page) -> str:
+    """What sticks out past the window's right edge (for the failure message)."""
+    return ", ".join(page.evaluate(WIDEST))
+
+
 def test_every_page_fits_a_phone_in_every_language(page, live_server, finished_check, screenshot):
     log_in(page, live_server, "alice", "alice-pass-123")
     page.set_viewport_size(PHONE)
@@ -71,7 +96,7 @@ def test_every_page_fits_a_phone_in_every_language(page, live_server, finished_c
             page.goto(live_server.url + path.format(l=language))
             open_printed_output(page)
             where = f"{language} {name}"
-            assert overflow(page) <= 0, f"{where}: the page scrolls sideways"
+            assert overflow(page) <= 0, f"{where}: the page scrolls sideways ({too_wide(page)})"
             assert page.evaluate(IN_VIEW, ".language-switch"), f"{where}: language switch"
             assert page.evaluate(IN_VIEW, ".account button"), f"{where}: Log out"
             for scheme in ("light", "dark"):
