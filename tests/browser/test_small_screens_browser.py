@@ -159,3 +159,18 @@ def test_case_rows_are_compact_and_words_whole(page, live_server, finished_check
     )
     assert fits, "the printed output neither wraps nor scrolls in its cell"
     assert overflow(page) <= 0
+
+
+def test_the_pages_before_log_in_fit_a_phone(page, live_server, screenshot):
+    page.set_viewport_size(PHONE)
+    for language in LANGUAGES:
+        for name, path in {
+            "welcome": "/{l}/",
+            "login": "/{l}/accounts/login/",
+            "signup": "/{l}/accounts/signup/",
+        }.items():
+            page.goto(live_server.url + path.format(l=language))
+            where = f"{language} {name}"
+            assert overflow(page) <= 0, f"{where}: the page scrolls sideways ({too_wide(page)})"
+            assert page.evaluate(IN_VIEW, ".language-switch"), f"{where}: language switch"
+            screenshot(page, f"phone-light-{language}-{name}")
