@@ -7,11 +7,10 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from django import forms
-from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
 from checks import model_choices
-from messages import words
+from messages import format_number, words
 
 # The pickers of each form that has them, by the name the "Test again" request gives.
 PICKER_FORMS: dict[str, type[ModelPickers]] = {}
@@ -65,7 +64,7 @@ def model_field(label, empty_label, help_text="") -> forms.ChoiceField:
 def _unreachable_reason(reach) -> str:
     params = {
         "host": urlsplit(reach.url).netloc or reach.url,
-        "seconds": number_format(reach.timeout_s),
+        "seconds": format_number(reach.timeout_s),
     }
     return words(reach.code, params, family="reach")
 
