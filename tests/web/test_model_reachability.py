@@ -149,3 +149,28 @@ def test_a_server_that_never_answers_costs_the_page_about_a_second(
         elapsed = time.monotonic() - started
     assert "did not answer within 1 s" in _option(body, "metric_model", "local/free")
     assert elapsed < 2.5
+
+
+def test_the_panel_names_an_unreachable_task_model(owner, owner_client, use_catalogue):
+    from checks import execution
+    from checks import services as check_services
+    from checks.models import Check
+    from contract.artifacts import Artifact
+
+    dead = closed_port_url()
+    use_catalogue(dead)
+    check = check_services.check_create(
+        owner=owner,
+        source="def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n",
+        cases=[{"input": {"question": q}, "output": ""} for q in ("a", "b", "c")],
+        timeout_s=20,
+        artifact=Artifact.prompt("Classify: {question}"),
+        task_model="local/free",
+    )
+    execution.execute_check(check.pk)
+    check.refresh_from_db()
+    assert check.status == Check.Status.FAILED
+    assert check.result["stages"][3]["problem"] == "task_model_error"
+    body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
+    assert "The task model local/free could not be reached: could not connect to" in body
+    assert "did not return a value" not in body
