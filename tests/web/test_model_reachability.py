@@ -174,3 +174,37 @@ def test_the_panel_names_an_unreachable_task_model(owner, owner_client, use_cata
     body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
     assert "The task model local/free could not be reached: could not connect to" in body
     assert "did not return a value" not in body
+
+
+def test_the_judge_starters_first_run_asks_for_a_model_first(owner_client, metric, use_catalogue):
+    from checks.models import Check
+    from tests.web.test_playground import editor_data
+
+    use_catalogue(closed_port_url())
+    data = editor_data(metric.latest_version.source, action="run")
+    answer = owner_client.post(f"/en/metrics/{metric.pk}/save/", data, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 400 and answer["HX-Retarget"] == "#messages"
+    body = answer.content.decode()
+    assert "This metric calls llm(), but no model is selected to answer it." in body
+    assert '<a href="#models">Go to the model pickers</a>' in body
+    assert Check.objects.count() == 0
+    page = owner_client.get(f"/en/metrics/{metric.pk}/").content.decode()
+    assert '<fieldset class="models" id="models">' in page
+    # Without htmx: back to the page, at the pickers.
+    plain = owner_client.post(f"/en/metrics/{metric.pk}/save/", data)
+    assert plain.status_code == 302 and plain["Location"].endswith("#models")
+    # With a model picked, the same Run starts the check.
+    data["reflection_model"] = "openai/test-gpt"
+    owner_client.post(f"/en/metrics/{metric.pk}/save/", data, HTTP_HX_REQUEST="true")
+    assert Check.objects.count() == 1
+
+
+def test_a_metric_that_does_not_call_llm_runs_without_a_model(owner, owner_client, use_catalogue):
+    from checks.models import Check
+    from tests.web.test_playground import editor_data
+
+    use_catalogue(closed_port_url())
+    plain = metric_services.metric_create(owner=owner, name="exact", starter="exact_match")
+    data = editor_data(plain.latest_version.source, action="run")
+    owner_client.post(f"/en/metrics/{plain.pk}/save/", data, HTTP_HX_REQUEST="true")
+    assert Check.objects.count() == 1
