@@ -70,6 +70,7 @@ def execute_check(check_id: int) -> None:
                 llm_for_case=llm_for_case,
                 artifact=check.artifact_value,
                 task_llm_for_case=task_llm_for_case,
+                task_model=check.task_model if check.artifact else "",
                 cancel=cancel,
             )
     except BaseException as exc:

@@ -10,6 +10,10 @@ from django.core import checks
 
 from providers.budget import Limits
 from providers.catalogue import Catalogue, CatalogueError, load_catalogue
+from providers.reachability import Reachability, probe_url
+
+# This process's memory of which endpoints answer (providers.reachability: 60 s, 1 s tests).
+reachability = Reachability()
 
 
 @functools.cache
@@ -26,15 +30,21 @@ def limits() -> Limits:
     )
 
 
-def options() -> list[dict]:
-    """Every model for a picker: configured ones can be picked, the others say how."""
+def options(*, fresh: bool = False) -> list[dict]:
+    """Every model for a picker: configured ones can be picked when their endpoint
+    answers, the others say why not. `reach` is the endpoint's test (None for a model
+    not configured, which is not tested); `fresh` tests again whatever was remembered."""
     found = catalogue()
+    configured = [m for m in found.models if found.configured(m)]
+    urls = {m.id: probe_url(m, found.env) for m in configured}
+    reaches = reachability.of(urls.values(), fresh=fresh)
     return [
         {
             "id": model.id,
             "label": f"{model.name} ({model.id})",
-            "configured": found.configured(model),
+            "configured": model.id in urls,
             "key_env": model.api_key_env,
+            "reach": reaches[urls[model.id]] if model.id in urls else None,
         }
         for model in found.models
     ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling, trigger_client_event
 
 from checks import maintenance, presenters, selectors, services
+from checks.forms import PICKER_FORMS
 from messages import reference_rows, words
 
 # How long a live panel's request may wait for its check to change before it is answered
@@ -105,3 +106,20 @@ def check_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     if request.htmx:
         return render(request, "checks/_cancel.html", {"check": check, "stopping": True})
     return redirect("check_detail", pk=check.pk)
+
+
+@login_required
+@require_POST
+def models_test_again(request: HttpRequest) -> HttpResponse:
+    """Test every configured model's endpoint again, now, and answer with the note beside
+    the pickers and the pickers themselves (swapped in out of band), the choices posted
+    still chosen."""
+    form_class = PICKER_FORMS.get(request.POST.get("form", ""))
+    if form_class is None:
+        return HttpResponseBadRequest()
+    initial = {name: request.POST.get(name, "") for name in form_class.MODEL_FIELDS}
+    form = form_class.for_pickers(initial, fresh_models=True)
+    oob = [form[name].as_widget(attrs={"hx-swap-oob": "outerHTML"}) for name in form.MODEL_FIELDS]
+    return render(
+        request, "checks/_model_reach.html", {"pickers": form, "tested": True, "oob": oob}
+    )

@@ -37,7 +37,9 @@ SIGNATURE_REASONS = signature.REASONS
 REWARD_SPEC_PROBLEMS = ("invalid_reward_spec",)
 REWARD_SPEC_CODES = rewardspec.CODES
 # Stage-level summaries of per-case failures.
-CALL_PROBLEMS = ("cases_failed", "cancelled")
+# task_model_error: every case that failed did so because the task model's call in the
+# artifact's run failed (params: model, code, message, cases, count).
+CALL_PROBLEMS = ("cases_failed", "cancelled", "task_model_error")
 RETURN_STAGE_PROBLEMS = ("cases_invalid",)
 # What a case row can carry when its child errored. Load-phase codes appear
 # when a later child fails to load what the first one loaded (non-determinism).
@@ -75,6 +77,18 @@ MODEL_ERROR_CODES = (
     "not_configured",
     # The artifact's llm() calls when no task model is configured.
     "no_task_model",
+    "budget_exceeded",
+)
+# A run_model_error with one of these codes is the check's doing (its budget, its
+# channel, its handler), not the task model's: it is not blamed on the model.
+CHECK_SIDE_MODEL_ERRORS = (
+    "no_task_model",
+    "handler_error",
+    "reply_too_large",
+    "no_channel",
+    "request_too_large",
+    "channel_closed",
+    "protocol",
     "budget_exceeded",
 )
 

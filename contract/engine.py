@@ -30,6 +30,7 @@ from contract import sandbox
 from contract.artifacts import RUN_PROBLEMS, Artifact
 from contract.cancel import Cancel
 from contract.cases import DEFAULT_CASES, Case
+from contract.codes import CHECK_SIDE_MODEL_ERRORS
 from contract.hints import (
     EXAMPLE_LIMIT,
     ScoredCase,
@@ -246,7 +247,27 @@ def _scored(check: _Check, row: CaseResult, case: Case) -> ScoredCase:
     )
 
 
-def _conclude(check: _Check, has_reward_spec: bool, cases: Sequence[Case]) -> CheckResult:
+def _task_model_failure(rows: Sequence[CaseResult], task_model: str) -> dict | None:
+    """The call stage's params when every errored row is the task model's failure (an
+    llm() call in the artifact's run that the model, not the check, failed), else None."""
+    if not rows or any(
+        row.problem != "run_model_error" or row.params.get("code") in CHECK_SIDE_MODEL_ERRORS
+        for row in rows
+    ):
+        return None
+    first = rows[0].params
+    return {
+        "model": task_model,
+        "code": first.get("code"),
+        "message": first.get("message", ""),
+        "cases": [row.index for row in rows],
+        "count": len(rows),
+    }
+
+
+def _conclude(
+    check: _Check, has_reward_spec: bool, cases: Sequence[Case], task_model: str = ""
+) -> CheckResult:
     result = check.result
     errored = [c.index for c in result.cases if c.status in ("error", "timeout")]
     invalid = [c.index for c in result.cases if c.status == "invalid"]
@@ -270,7 +291,13 @@ def _conclude(check: _Check, has_reward_spec: bool, cases: Sequence[Case]) -> Ch
         check.set_stage("call", "failed", "cancelled", params)
         return check.fail("call")
     if errored:
-        check.set_stage("call", "failed", "cases_failed", {"cases": errored, "count": len(errored)})
+        rows = [c for c in result.cases if c.index in errored]
+        blamed = _task_model_failure(rows, task_model)
+        if blamed is not None:
+            check.set_stage("call", "failed", "task_model_error", blamed)
+        else:
+            params = {"cases": errored, "count": len(errored)}
+            check.set_stage("call", "failed", "cases_failed", params)
         return check.fail("call")
     check.set_stage("call", "passed")
     if invalid:
@@ -341,6 +368,7 @@ def run_check(
     sandbox_config: sandbox.SandboxConfig | None = None,
     artifact: Artifact | None = None,
     task_llm_for_case: Callable[[int], LlmHandler] | None = None,
+    task_model: str = "",
     sandboxes: SandboxSource | None = None,
     cancel: Cancel | None = None,
 ) -> CheckResult:
@@ -360,7 +388,9 @@ def run_check(
     recorded observation are not used. task_llm_for_case(index) answers the
     run's llm() calls (default: error "no_task_model"); its usage() is the
     run's cost and tokens. Raises contract.artifacts.ArtifactError (a
-    ValueError) for an artifact that cannot run.
+    ValueError) for an artifact that cannot run. When every case that failed did
+    so because the task model's call failed (unreachable, refused the key...), the
+    call stage says so ("task_model_error", naming `task_model`, its id).
 
     cancel (contract.cancel.Cancel), when set from another thread, ends the cases still
     running as "cancelled" (their processes killed) and the check returns at once.
@@ -426,4 +456,4 @@ def run_check(
         for stage_id in LOAD_STAGES:
             check.set_stage(stage_id, "skipped", params={"reason": "run_failed"})
     has_reward_spec = state.has_reward_spec
-    return _conclude(check, has_reward_spec, case_list)
+    return _conclude(check, has_reward_spec, case_list, task_model)

@@ -226,3 +226,19 @@ def static_check(source: bytes | str) -> CheckResult:
     if result.stage("reward_spec").status == "failed":
         return _fail(result, "reward_spec")
     return result
+
+
+def calls_llm(source: str) -> bool:
+    """Whether metric.py uses skynet.llm(): imports it from skynet, or reads it off the
+    skynet module. From the AST alone; False for source that does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "skynet":
+            if any(alias.name in ("llm", "*") for alias in node.names):
+                return True
+        if isinstance(node, ast.Attribute) and node.attr == "llm":
+            return True
+    return False

@@ -34,7 +34,7 @@ from messages.contract import cases_error_words, check_problem_words, hint_words
 from messages.datasets import dataset_error_words, dataset_warning_words
 from messages.formatting import UNKNOWN, fill, format_number
 from messages.limits import refusal_words, review_refusal_words
-from messages.providers import model_error_words
+from messages.providers import model_error_words, reach_words
 from messages.results import feedback_examples, reference_rows, render
 from messages.sandbox import sandbox_unavailable_words
 from messages.wizard import step_problem_words
@@ -51,6 +51,9 @@ FAMILIES: dict[str, Callable[[str | None, Mapping], str]] = {
     "sandbox": sandbox_unavailable_words,
     # A model_error code with the provider's "message" (or review_over_budget).
     "model": model_error_words,
+    # Why a model's endpoint cannot be reached (providers.reachability), with its "host"
+    # and the test's "seconds".
+    "reach": reach_words,
     # A CheckRefused code, with the "limit" it hit.
     "refusal": refusal_words,
     # A ReviewRefused code.

@@ -83,7 +83,14 @@ CRASHES = {
     "internal": _("The check could not run this case because of an internal error."),
 }
 
+# The call stage when every failed case failed because the task model's call in the
+# artifact's run did: the model is named, not the cases ("task_model_error").
+TASK_MODEL_UNREACHABLE = _("The task model %(model)s could not be reached: %(message)s")
+TASK_MODEL_UNREACHABLE_UNNAMED = _("The task model could not be reached: %(message)s")
+TASK_MODEL_UNNAMED = _("The task model failed: %(reason)s")
+
 PROBLEMS = {
+    "task_model_error": _("The task model %(model)s failed: %(reason)s"),
     "not_utf8": _(
         "metric.py is not UTF-8 text (bad byte at line %(line)s, column %(column)s). Save it as UTF-8."
     ),
@@ -250,6 +257,18 @@ ARTIFACT_ERRORS = {
 }
 
 
+def task_model_words(params: Mapping) -> str:
+    """Why the task model did not answer: "could not be reached" for no connection or no
+    answer in time, else the provider's error as a metric's llm() would word it."""
+    named = bool(params.get("model"))
+    if params.get("code") in ("unreachable", "timeout"):
+        sentence = TASK_MODEL_UNREACHABLE if named else TASK_MODEL_UNREACHABLE_UNNAMED
+        return fill(sentence, params)
+    reason = model_error_words(params.get("code"), params)
+    sentence = PROBLEMS["task_model_error"] if named else TASK_MODEL_UNNAMED
+    return fill(sentence, {**params, "reason": reason})
+
+
 def check_problem_words(code: str | None, params: Mapping) -> str:
     """One sentence for a stage's or a case's problem."""
     if not code:
@@ -266,6 +285,8 @@ def check_problem_words(code: str | None, params: Mapping) -> str:
         return sandbox_unavailable_words(params.get("reason"), params)
     if code == "model_error":
         return model_error_words(params.get("code"), params)
+    if code == "task_model_error":
+        return task_model_words(params)
     if code in PROBLEMS:
         return fill(PROBLEMS[code], params)
     if code in REWARD_SPEC_PROBLEMS:

@@ -42,6 +42,20 @@ REVIEW_OVER_BUDGET = _(
 )
 
 
+# Why a model picker cannot offer a model right now (providers.reachability's codes), and
+# the start of the option's label; "host" is where its endpoint lives.
+REACH = {
+    "unreachable": _("nothing answers at %(host)s"),
+    "timeout": _("%(host)s did not answer within %(seconds)s s"),
+}
+
+
+def reach_words(code: str | None, params: Mapping) -> str:
+    """Why a model's endpoint cannot be used right now, e.g. "nothing answers at
+    127.0.0.1:11434"."""
+    return fill(REACH.get(code, REACH["unreachable"]), dict(params))
+
+
 def model_error_words(code: str | None, params: Mapping) -> str:
     """A model_error's sentence (`params` carries the provider's "message"), or why a
     feedback review was not sent."""

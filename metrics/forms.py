@@ -47,6 +47,7 @@ class MetricCreateForm(forms.Form):
 
 class EditorForm(ModelPickers, forms.Form):
     MODEL_FIELDS = ("reflection_model", "metric_model")
+    PICKERS = "editor"
 
     source = forms.CharField(
         label=_("metric.py"),

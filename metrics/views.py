@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -18,6 +19,7 @@ from django_htmx.http import reswap, retarget, trigger_client_event
 from checks import diagnostics, presenters
 from checks import selectors as check_selectors
 from checks import services as check_services
+from contract.static import calls_llm
 from messages import reference_rows, words
 from metrics import code_views, selectors, services
 from metrics.forms import EditorForm, MetricCreateForm, case_forms
@@ -140,6 +142,9 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
             )
             return trigger_client_event(response, "skynet:saved", {"version": version.number})
         return redirect("metric_detail", pk=metric.pk)
+    chosen = editor.cleaned_data["reflection_model"] or editor.cleaned_data["metric_model"]
+    if not chosen and calls_llm(version.source):
+        return _pick_a_model_first(request, metric)
     try:
         check = services.check_start_for_metric(metric, version)
     except check_services.CheckRefused as refused:
@@ -159,6 +164,27 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
         response = render(request, "metrics/playground.html#check_panel", context)
         return trigger_client_event(response, "skynet:saved", {"version": version.number})
     return redirect(f"{reverse('metric_detail', args=[metric.pk])}?check={check.pk}#check")
+
+
+def _pick_a_model_first(request: HttpRequest, metric) -> HttpResponse:
+    """A Run of a metric that calls llm() with no model to answer it: it is saved, not
+    checked, and the user is sent to the pickers rather than to a check whose every case
+    fails with "no metric model"."""
+    messages.error(
+        request,
+        format_html(
+            '{} <a href="#models">{}</a>',
+            _(
+                "This metric calls llm(), but no model is selected to answer it. "
+                "Pick a reflection model or a metric model first, then run the check."
+            ),
+            _("Go to the model pickers"),
+        ),
+    )
+    if request.htmx:
+        response = render(request, "_messages.html", {}, status=400)
+        return reswap(retarget(response, "#messages"), "outerHTML")
+    return redirect(f"{reverse('metric_detail', args=[metric.pk])}#models")
 
 
 @login_required

@@ -283,6 +283,7 @@ class MetricForm(forms.Form):
 
 class ModelsForm(ModelPickers, forms.Form):
     MODEL_FIELDS = ("task_model", "reflection_model", "metric_model")
+    PICKERS = "wizard_models"
 
     task_model = model_field(_("Task model"), _("Choose the task model"))
     reflection_model = model_field(_("Reflection model"), _("Choose the reflection model"))
@@ -302,6 +303,11 @@ class ModelsForm(ModelPickers, forms.Form):
     def __init__(self, *args, kind: str, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.kind = kind
+
+    @classmethod
+    def for_pickers(cls, initial: dict, *, fresh_models: bool = False) -> ModelsForm:
+        # The pickers do not depend on the artifact's kind; only the engine rule does.
+        return cls(initial=initial, kind="", fresh_models=fresh_models)
 
     def _required_model(self, name: str, problem: str) -> str:
         value = self._clean_model(name)
