@@ -25,10 +25,14 @@ def test_a_cancel_ends_every_running_case_and_the_check():
     result = run_check(LOOP, timeout_s=60, cancel=cancel, on_progress=on_progress)
     timer.join()
     assert started.is_set()
-    assert [(c.status, c.problem) for c in result.cases] == [("skipped", "cancelled")] * 3
-    call = next(s for s in result.stages if s.id == "call")
-    assert (call.status, call.problem) == ("failed", "cancelled")
-    assert result.passed is False and result.failed_stage == "call"
+    assert result.passed is False
+    # The cases run at once: the cancel finds them all running (the check fails at Calls),
+    # or case 1 still loading while another had loaded (it fails at Load, as a case that
+    # timed out while loading would). Either way the stage says why, and nothing ran on.
+    failed = next(s for s in result.stages if s.id == result.failed_stage)
+    assert failed.id in ("call", "load") and failed.problem == "cancelled"
+    assert {c.status for c in result.cases} == {"skipped"}
+    assert {c.problem for c in result.cases} <= {"cancelled", None}
 
 
 def test_a_cancel_set_before_the_check_starts_runs_nothing_to_its_end():
