@@ -134,7 +134,7 @@ def test_every_url_pattern_is_covered_by_this_walk():
 
 
 # Pages of the user's own lists: no object in the path, so only the log-in is checked.
-LOGIN_ONLY = {"metric_create", "draft_list", "run_list"}
+LOGIN_ONLY = {"metric_create", "draft_list", "run_list", "models_test_again"}
 
 
 @pytest.mark.parametrize("name", sorted(LOGIN_ONLY))
@@ -143,6 +143,7 @@ def test_list_pages_need_a_log_in(client, name):
         "metric_create": "/en/metrics/new/",
         "draft_list": "/en/submit/",
         "run_list": "/en/runs/",
+        "models_test_again": "/en/models/test-again/",
     }
     response = client.get(path[name])
     assert response.status_code == 302
