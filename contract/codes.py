@@ -79,17 +79,12 @@ MODEL_ERROR_CODES = (
     "no_task_model",
     "budget_exceeded",
 )
-# A run_model_error with one of these codes is the check's doing (its budget, its
+# A run_model_error with any other of these codes is the check's doing (its budget, its
 # channel, its handler), not the task model's: it is not blamed on the model.
-CHECK_SIDE_MODEL_ERRORS = (
-    "no_task_model",
-    "handler_error",
-    "reply_too_large",
-    "no_channel",
-    "request_too_large",
-    "channel_closed",
-    "protocol",
-    "budget_exceeded",
+CHECK_SIDE_MODEL_ERRORS = tuple(
+    code
+    for code in MODEL_ERROR_CODES
+    if code not in ("no_metric_model", "unknown_model", "not_configured")
 )
 
 HINTS = (

@@ -1,4 +1,5 @@
-"""Fixtures the web tests share: an empty draft, and a saved metric version that labels."""
+"""Fixtures the web tests share: an empty draft, a saved metric version that labels, and
+a fake OpenAI provider on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -20,3 +21,13 @@ def saved_metric(owner):
     metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
     version, _ = metric_services.metric_save(metric, source=LABEL_METRIC)
     return version
+
+
+@pytest.fixture
+def provider():
+    from tests.providers.conftest import OPENAI_KEY
+    from tests.providers.fakes import FakeProvider
+
+    server = FakeProvider(openai_key=OPENAI_KEY).start()
+    yield server
+    server.stop()

@@ -9,17 +9,9 @@ from checks import services as check_services
 from checks.models import Check
 from metrics import services as metric_services
 from tests.providers.conftest import JUDGE_METRIC, OPENAI_KEY, TEST_CATALOGUE
-from tests.providers.fakes import FakeProvider
 from tests.web.test_playground import editor_data
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def provider():
-    server = FakeProvider(openai_key=OPENAI_KEY).start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

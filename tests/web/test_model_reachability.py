@@ -15,16 +15,9 @@ from submissions import services as draft_services
 from tests.providers.conftest import OPENAI_KEY, TEST_CATALOGUE
 from tests.providers.fakes import FakeProvider
 from tests.providers.test_reachability import closed_port_url
-from tests.web.test_submit_wizard import CSV, artifact_data, dataset_data, upload, url
+from tests.web.test_submit_wizard import fill_to_models, url
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def provider():
-    server = FakeProvider(openai_key=OPENAI_KEY).start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -84,17 +77,7 @@ def test_the_wizard_models_step_disables_it_too(owner_client, owner, use_catalog
     use_catalogue(dead)
     draft = draft_services.draft_create(owner=owner)
     saved = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
-    owner_client.post(url(draft, "artifact"), artifact_data())
-    upload(owner_client, draft, CSV.encode())
-    draft.refresh_from_db()
-    owner_client.post(
-        url(draft, "dataset"),
-        dataset_data(draft.dataset.columns, {"question": "input", "label": "output"}),
-    )
-    owner_client.post(
-        url(draft, "metric"),
-        {"metric_mode": "saved", "metric_version": saved.latest_version.pk, "action": "next"},
-    )
+    fill_to_models(owner_client, draft, saved.latest_version)
     body = owner_client.get(url(draft, "models")).content.decode()
     host = dead.removeprefix("http://").removesuffix("/v1")
     for picker in ("task_model", "reflection_model", "metric_model"):

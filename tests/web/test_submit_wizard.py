@@ -115,10 +115,10 @@ def models_data(**changes) -> dict:
     return data
 
 
-def fill_to_check(
+def fill_to_models(
     client, draft, saved_metric, *, source=KEYWORD_PROGRAM, kind="python", content=""
-):
-    """Steps 1 to 4 with valid input; returns the last response."""
+) -> None:
+    """Steps 1 to 3 with valid input."""
     assert (
         client.post(url(draft, "artifact"), artifact_data(kind, content, source)).status_code == 302
     )
@@ -132,6 +132,13 @@ def fill_to_check(
         {"metric_mode": "saved", "metric_version": saved_metric.pk, "action": "next"},
     )
     assert response.status_code == 302
+
+
+def fill_to_check(
+    client, draft, saved_metric, *, source=KEYWORD_PROGRAM, kind="python", content=""
+):
+    """Steps 1 to 4 with valid input; returns the draft."""
+    fill_to_models(client, draft, saved_metric, source=source, kind=kind, content=content)
     response = client.post(url(draft, "models"), models_data())
     assert response.status_code == 302, response.content.decode()
     assert response["Location"] == url(draft, "check")
