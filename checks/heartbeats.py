@@ -24,18 +24,23 @@ from checks.models import Check
 logger = logging.getLogger(__name__)
 
 _lock = threading.Lock()
-_running: dict[int, Callable[[], None] | None] = {}
+# (model, pk) of every row this process runs now: checks, and the evaluations of the app
+# above (their rows have the same status, heartbeat_at and cancel_requested fields).
+_running: dict[tuple[type, int], Callable[[], None] | None] = {}
 _thread: threading.Thread | None = None
+
 CANCEL_POLL_S = 1.0
 
 
 @contextlib.contextmanager
-def beating(check_id: int, on_cancel: Callable[[], None] | None = None):
-    """Keep the row of `check_id` marked alive while the block runs; call `on_cancel`
-    (from the heartbeat thread) if the user asks to stop it meanwhile."""
+def beating(pk: int, on_cancel: Callable[[], None] | None = None, *, model: type = Check):
+    """Keep the row `pk` of `model` (a Check by default) marked alive while the block
+    runs; call `on_cancel` (from the heartbeat thread) if the user asks to stop it
+    meanwhile."""
     global _thread
+    key = (model, pk)
     with _lock:
-        _running[check_id] = on_cancel
+        _running[key] = on_cancel
         if _thread is None or not _thread.is_alive():
             _thread = threading.Thread(target=_beat_forever, name="heartbeats", daemon=True)
             _thread.start()
@@ -43,35 +48,41 @@ def beating(check_id: int, on_cancel: Callable[[], None] | None = None):
         yield
     finally:
         with _lock:
-            _running.pop(check_id, None)
+            _running.pop(key, None)
+
+
+def _by_model() -> dict[type, list[int]]:
+    with _lock:
+        keys = list(_running)
+    found: dict[type, list[int]] = {}
+    for model, pk in keys:
+        found.setdefault(model, []).append(pk)
+    return found
 
 
 def beat_once() -> list[int]:
-    """Mark every check running in this process alive now; the ids it beat for."""
-    with _lock:
-        ids = sorted(_running)
-    if ids:
-        Check.objects.filter(pk__in=ids, status=Check.Status.RUNNING).update(
-            heartbeat_at=timezone.now()
-        )
-    return ids
+    """Mark every row running in this process alive now; the pks it beat for."""
+    beat: list[int] = []
+    for model, ids in _by_model().items():
+        model.objects.filter(pk__in=ids, status="running").update(heartbeat_at=timezone.now())
+        beat += ids
+    return sorted(beat)
 
 
 def cancels_once() -> list[int]:
-    """Tell each check running here whose user asked to stop it; the ids told."""
-    with _lock:
-        ids = sorted(_running)
-    if not ids:
-        return []
-    asked = list(
-        Check.objects.filter(pk__in=ids, cancel_requested=True).values_list("pk", flat=True)
-    )
-    for check_id in asked:
-        with _lock:
-            on_cancel = _running.get(check_id)
-        if on_cancel is not None:
-            on_cancel()  # idempotent (contract.cancel.Cancel.set)
-    return asked
+    """Tell each row running here whose user asked to stop it; the pks told."""
+    told: list[int] = []
+    for model, ids in _by_model().items():
+        asked = model.objects.filter(pk__in=ids, cancel_requested=True).values_list(
+            "pk", flat=True
+        )
+        for pk in asked:
+            with _lock:
+                on_cancel = _running.get((model, pk))
+            if on_cancel is not None:
+                on_cancel()  # idempotent (contract.cancel.Cancel.set)
+            told.append(pk)
+    return sorted(told)
 
 
 def _beat_forever() -> None:

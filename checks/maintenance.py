@@ -81,7 +81,19 @@ def reviews_reap_stale() -> int:
     ).update(status=FeedbackReview.Status.FAILED, error_code="timeout", error_message="")
 
 
+# Sweeps of the apps above this one (an evaluation is reaped as a check is), registered
+# by their AppConfig.ready so this module never imports them.
+_more_sweeps: list = []
+
+
+def register_sweep(sweep) -> None:
+    if sweep not in _more_sweeps:
+        _more_sweeps.append(sweep)
+
+
 def sweep_once() -> None:
     checks_reap_stale()
     checks_requeue_lost()
     reviews_reap_stale()
+    for sweep in _more_sweeps:
+        sweep()

@@ -94,6 +94,7 @@ INSTALLED_APPS = [
     "metrics",
     "checks",
     "submissions",
+    "evaluations",
     "docs_site",
     # The project itself: sign-up and log-in, /healthz, the language middleware and `serve`.
     "skynet_web",
@@ -312,5 +313,18 @@ try:
     CHECK_MAX_ACTIVE_PER_USER = env_int("SKYNET_CHECK_MAX_ACTIVE", 3, minimum=1)
     # "Review my feedback" asks the reflection model: a paid call, limited per user.
     REVIEW_RATE_PER_MINUTE = env_int("SKYNET_REVIEW_RATE_PER_MINUTE", 10, minimum=1)
+    # Evaluations (a metric over a whole dataset): one at a time per user, a few a minute,
+    # at most this many cases, and a model budget of a check's per three cases, refused up
+    # front beyond EVALUATION_MAX_MODEL_USD.
+    EVALUATION_MAX_ACTIVE_PER_USER = env_int("SKYNET_EVALUATION_MAX_ACTIVE", 1, minimum=1)
+    EVALUATION_RATE_PER_MINUTE = env_int("SKYNET_EVALUATION_RATE_PER_MINUTE", 5, minimum=1)
+    EVALUATION_MAX_CASES = env_int("SKYNET_EVALUATION_MAX_CASES", 200_000, minimum=1)
+    EVALUATION_DEFAULT_SAMPLE = env_int("SKYNET_EVALUATION_SAMPLE", 200, minimum=1)
+    EVALUATION_MAX_MODEL_USD = env_float("SKYNET_EVALUATION_MAX_MODEL_USD", 20.0, minimum=0.0)
+    # Cases in flight at once in one evaluation (each its own process).
+    EVALUATION_WINDOW = env_int("SKYNET_EVALUATION_WINDOW", 6, minimum=1, maximum=64)
+    EVALUATION_TASK_TIME_LIMIT = env_int(
+        "SKYNET_EVALUATION_TIME_LIMIT", 6 * 3600, minimum=60
+    )
 except ConfigError as exc:
     raise SystemExit(f"Configuration error: {exc}") from None

@@ -1,0 +1,208 @@
+"""An evaluation: one metric (or two) scored on many cases of a dataset, and its cases.
+
+The Evaluation row is the truth about the run, as a Check row is about a check: claimed
+once, kept alive by heartbeats, ended by the sweeps when its worker dies. Its cases are
+rows of their own, written by the worker in chunks as they end, so neither the worker
+nor a page ever holds every case; what the results page shows of all of them is the
+`summary`, computed once by the database when the evaluation ends.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from contract.artifacts import Artifact
+
+
+class Evaluation(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    class Second(models.TextChoices):
+        """What, if anything, scores each case's output a second time."""
+
+        NONE = "", _("Score each case once")
+        REPEAT = "repeat", _("Score each case twice, to find flaky cases")
+        COMPARE = "compare", _("Score each case with a second version too")
+
+    FINAL = (Status.DONE, Status.FAILED)
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="evaluations"
+    )
+    # Where it was started from: a wizard draft (its artifact runs first), else the
+    # playground (the dataset's recorded outputs are scored as they are).
+    draft = models.ForeignKey(
+        "submissions.Draft",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="evaluations",
+    )
+    metric_version = models.ForeignKey(
+        "metrics.MetricVersion",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="evaluations",
+    )
+    source = models.TextField()
+    second = models.CharField(max_length=8, choices=Second.choices, blank=True, default="")
+    second_version = models.ForeignKey(
+        "metrics.MetricVersion",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    # The metric scoring the second time: `source` again (repeat) or another one (compare).
+    second_source = models.TextField(blank=True, default="")
+    # The cases: the dataset's rows that `selection` picks, made cases by `roles`.
+    dataset = models.ForeignKey(
+        "submissions.Dataset", on_delete=models.PROTECT, related_name="evaluations"
+    )
+    roles = models.JSONField(default=dict)
+    # The column whose cells are the outputs scored (playground); "" when the artifact
+    # produces them (draft).
+    recorded_column = models.CharField(max_length=200, blank=True, default="")
+    # {"split": "all"|"train"|"validation"|"test", "mode": "ratio"|"column", "ratios":
+    #  [70, 15, 15], "seed": 0, "column": "", "sample": N or 0 for every row,
+    #  "sample_seed": 0}; see evaluations.selection.
+    selection = models.JSONField(default=dict)
+    timeout_s = models.PositiveIntegerField(default=60)
+    reflection_model = models.CharField(max_length=120, blank=True, default="")
+    metric_model = models.CharField(max_length=120, blank=True, default="")
+    artifact = models.JSONField(null=True, blank=True)
+    task_model = models.CharField(max_length=120, blank=True, default="")
+    # What the admission projected (evaluations.admission): cost per case and in all.
+    projected = models.JSONField(null=True, blank=True)
+    # The model budget this evaluation is held to ({max_calls, max_tokens, max_usd}).
+    limits = models.JSONField(default=dict)
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    failure = models.CharField(max_length=40, blank=True, default="")
+    # The failure's details, e.g. the load problem of a metric that does not load.
+    failure_params = models.JSONField(default=dict, blank=True)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    # Counts so far by case status, and what the models used: the live page's numbers.
+    progress = models.JSONField(default=dict, blank=True)
+    # Everything the results page shows of all cases (evaluations.summary).
+    summary = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, default="")
+    cancel_requested = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"], name="evaluation_status_beat"),
+            models.Index(fields=["status", "enqueued_at"], name="evaluation_status_sent"),
+        ]
+
+    def __str__(self) -> str:
+        return f"evaluation {self.pk} ({self.status})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL
+
+    @property
+    def artifact_value(self) -> Artifact | None:
+        return Artifact.from_dict(self.artifact) if self.artifact else None
+
+    @property
+    def live_token(self) -> str:
+        beat = int(self.heartbeat_at.timestamp() * 1000) if self.heartbeat_at else 0
+        return f"{self.status}.{self.done}.{beat}"
+
+    @property
+    def elapsed_s(self) -> float:
+        if self.started_at is None:
+            return 0.0
+        end = self.finished_at or timezone.now()
+        return max(0.0, (end - self.started_at).total_seconds())
+
+    @property
+    def rate(self) -> float | None:
+        """Cases a second so far; None before there is anything to divide."""
+        elapsed = self.elapsed_s
+        return self.done / elapsed if self.done and elapsed > 0 else None
+
+    @property
+    def seconds_left(self) -> float | None:
+        rate = self.rate
+        if rate is None or self.is_final:
+            return None
+        return max(0, self.total - self.done) / rate
+
+
+class EvaluationCase(models.Model):
+    """One case's outcome: what the metric returned (and the second scoring's, if any)."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="cases")
+    # Its place in the evaluation (0..total-1), and the dataset row it came from (0-based
+    # index into the dataset's rows; file_row is the line or row the user sees).
+    index = models.PositiveIntegerField()
+    row = models.PositiveIntegerField()
+    file_row = models.PositiveIntegerField()
+    # valid | invalid | error | timeout | skipped (the check's case statuses)
+    status = models.CharField(max_length=10)
+    problem = models.CharField(max_length=60, blank=True, default="")
+    params = models.JSONField(default=dict, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    feedback = models.TextField(blank=True, default="")
+    feedback_length = models.PositiveIntegerField(default=0)
+    # "" (none returned), "empty", "generic" or "specific": contract.evaluation's reading.
+    feedback_kind = models.CharField(max_length=10, blank=True, default="")
+    # Short digests, so the database can group equal feedbacks and equal outputs.
+    feedback_digest = models.CharField(max_length=16, blank=True, default="")
+    output_digest = models.CharField(max_length=16, blank=True, default="")
+    scores = models.JSONField(null=True, blank=True)
+    # The case as scored: {"input", "output", "expected"} (long values cut short).
+    case = models.JSONField(default=dict)
+    # Times in ms: the metric's score() call, the artifact's run, the whole case.
+    metric_ms = models.FloatField(null=True, blank=True)
+    run_ms = models.FloatField(null=True, blank=True)
+    total_ms = models.FloatField(default=0.0)
+    task_usd = models.FloatField(default=0.0)
+    metric_usd = models.FloatField(default=0.0)
+    model_calls = models.PositiveIntegerField(default=0)
+    # What else is worth showing: exception and traceback, printed output, run problem.
+    detail = models.JSONField(default=dict, blank=True)
+    # The second scoring ({status, problem, score, feedback, scores, metric_ms}) and
+    # whether it differs from the first (flaky, or the two versions disagree), by how much.
+    second = models.JSONField(null=True, blank=True)
+    differs = models.BooleanField(default=False)
+    gap = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [
+            models.UniqueConstraint(fields=["evaluation", "index"], name="one_case_per_index")
+        ]
+        indexes = [
+            models.Index(fields=["evaluation", "score"], name="evalcase_score"),
+            models.Index(fields=["evaluation", "status", "index"], name="evalcase_status"),
+            models.Index(fields=["evaluation", "problem", "index"], name="evalcase_problem"),
+            models.Index(fields=["evaluation", "total_ms"], name="evalcase_time"),
+            models.Index(fields=["evaluation", "differs", "gap"], name="evalcase_differs"),
+            models.Index(fields=["evaluation", "feedback_digest"], name="evalcase_feedback"),
+        ]
+
+    def __str__(self) -> str:
+        return f"case {self.index + 1} of evaluation {self.evaluation_id}"
+
+    @property
+    def number(self) -> int:
+        return self.index + 1

@@ -1,0 +1,145 @@
+"""Starting and stopping evaluations: the web side's writes. The worker's half is
+evaluations.execution, which only evaluations.tasks imports."""
+
+from __future__ import annotations
+
+import math
+
+from celery import current_app
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import models, transaction
+from django.utils import timezone
+
+from checks import limits
+from contract.artifacts import Artifact
+from evaluations.models import Evaluation
+
+RUN_EVALUATION_TASK = "evaluations.run"
+EVALUATION = "evaluation"  # the kind of the users' rate buckets (checks.limits)
+
+
+def enqueue(task: str, pk: int) -> None:
+    current_app.send_task(task, args=(pk,))
+
+
+class EvaluationRefused(Exception):
+    """An evaluation the user may not start now. `code`: too_many_active, rate_limited,
+    no_cases, too_many_cases, over_budget; `params` say by how much."""
+
+    def __init__(self, code: str, **params) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+def scaled_limits(cases: int) -> dict:
+    """The model budget of an evaluation of `cases` cases: a check's per three cases (a
+    check runs three), never more dollars than EVALUATION_MAX_MODEL_USD."""
+    scale = max(1.0, cases / 3)
+    return {
+        "max_calls": math.ceil(settings.CHECK_MAX_MODEL_CALLS * scale),
+        "max_tokens": math.ceil(settings.CHECK_MAX_MODEL_TOKENS * scale),
+        "max_usd": min(settings.CHECK_MAX_MODEL_USD * scale, settings.EVALUATION_MAX_MODEL_USD),
+    }
+
+
+def projected_cost(cases: int, per_case_usd: float | None) -> dict:
+    """What admission projects: the cost of `cases` at the measured cost of one (None
+    when nothing measured it: the projection says so rather than guess)."""
+    return {
+        "cases": cases,
+        "per_case_usd": per_case_usd,
+        "usd": None if per_case_usd is None else per_case_usd * cases,
+        "max_usd": scaled_limits(cases)["max_usd"],
+    }
+
+
+def evaluation_admit(owner: AbstractBaseUser, *, cases: int, per_case_usd: float | None) -> dict:
+    """Raise EvaluationRefused when `owner` may not start this evaluation now; else the
+    projection it was admitted with (and one token of the user's allowance is taken)."""
+    if cases <= 0:
+        raise EvaluationRefused("no_cases")
+    if cases > settings.EVALUATION_MAX_CASES:
+        raise EvaluationRefused("too_many_cases", cases=cases, max=settings.EVALUATION_MAX_CASES)
+    projection = projected_cost(cases, per_case_usd)
+    if projection["usd"] is not None and projection["usd"] > projection["max_usd"]:
+        raise EvaluationRefused(
+            "over_budget",
+            cases=cases,
+            projected_usd=projection["usd"],
+            per_case_usd=per_case_usd,
+            max_usd=projection["max_usd"],
+        )
+    active = Evaluation.objects.filter(
+        owner=owner, status__in=(Evaluation.Status.QUEUED, Evaluation.Status.RUNNING)
+    ).count()
+    if active >= settings.EVALUATION_MAX_ACTIVE_PER_USER:
+        raise EvaluationRefused("too_many_active", limit=settings.EVALUATION_MAX_ACTIVE_PER_USER)
+    if not limits.take(owner, EVALUATION, per_minute=settings.EVALUATION_RATE_PER_MINUTE):
+        raise EvaluationRefused("rate_limited", limit=settings.EVALUATION_RATE_PER_MINUTE)
+    return projection
+
+
+def evaluation_create(
+    *,
+    owner: AbstractBaseUser,
+    dataset: models.Model,  # a submissions.Dataset
+    selection: dict,
+    roles: dict,
+    total: int,
+    source: str,
+    recorded_column: str = "",
+    metric_version: models.Model | None = None,
+    second: str = "",
+    second_source: str = "",
+    second_version: models.Model | None = None,
+    artifact: Artifact | None = None,
+    task_model: str = "",
+    reflection_model: str = "",
+    metric_model: str = "",
+    timeout_s: int | None = None,
+    draft: models.Model | None = None,
+    projected: dict | None = None,
+) -> Evaluation:
+    """Create a queued evaluation of `total` cases and hand it to the worker once the
+    row is committed (as checks.services.check_create does)."""
+    if second == Evaluation.Second.REPEAT:
+        second_source, second_version = source, metric_version
+    evaluation = Evaluation.objects.create(
+        owner=owner,
+        draft=draft,
+        metric_version=metric_version,
+        source=source,
+        second=second,
+        second_source=second_source if second else "",
+        second_version=second_version if second else None,
+        dataset=dataset,
+        roles=roles,
+        recorded_column=recorded_column,
+        selection=selection,
+        timeout_s=timeout_s or settings.CHECK_TIMEOUT_DEFAULT,
+        reflection_model=reflection_model,
+        metric_model=metric_model,
+        artifact=artifact.to_dict() if artifact is not None else None,
+        task_model=task_model,
+        total=total,
+        projected=projected,
+        limits=scaled_limits(total),
+        enqueued_at=timezone.now(),
+    )
+    transaction.on_commit(lambda: enqueue(RUN_EVALUATION_TASK, evaluation.pk), robust=True)
+    return evaluation
+
+
+def evaluation_cancel(evaluation: Evaluation) -> bool:
+    """A queued evaluation ends now ("cancelled"); a running one is marked and its worker
+    stops within a second, keeping the cases it finished. False when already final."""
+    ended = Evaluation.objects.filter(pk=evaluation.pk, status=Evaluation.Status.QUEUED).update(
+        status=Evaluation.Status.FAILED, failure="cancelled", finished_at=timezone.now()
+    )
+    if not ended:
+        ended = Evaluation.objects.filter(
+            pk=evaluation.pk, status=Evaluation.Status.RUNNING
+        ).update(cancel_requested=True)
+    return bool(ended)
