@@ -159,6 +159,8 @@ class EvaluationCase(models.Model):
     # valid | invalid | error | timeout | skipped (the check's case statuses)
     status = models.CharField(max_length=10)
     problem = models.CharField(max_length=60, blank=True, default="")
+    # For a case whose code raised: the exception's class name, so failures group by it.
+    exception_type = models.CharField(max_length=120, blank=True, default="")
     params = models.JSONField(default=dict, blank=True)
     score = models.FloatField(null=True, blank=True)
     feedback = models.TextField(blank=True, default="")
@@ -183,6 +185,8 @@ class EvaluationCase(models.Model):
     # The second scoring ({status, problem, score, feedback, scores, metric_ms}) and
     # whether it differs from the first (flaky, or the two versions disagree), by how much.
     second = models.JSONField(null=True, blank=True)
+    second_status = models.CharField(max_length=10, blank=True, default="")
+    second_score = models.FloatField(null=True, blank=True)
     differs = models.BooleanField(default=False)
     gap = models.FloatField(null=True, blank=True)
 
