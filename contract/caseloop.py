@@ -149,7 +149,7 @@ class CaseLoop:
     def run(self) -> None:
         """Serve until every channel is done (on_done callbacks may open more)."""
         try:
-            while any(not channel.done for channel in self.channels):
+            while self.channels:
                 self._turn()
         finally:
             self._executor.shutdown(wait=True, cancel_futures=True)
@@ -160,7 +160,7 @@ class CaseLoop:
             return
         now = time.monotonic()
         timeout = None
-        for channel in self.channels:
+        for channel in list(self.channels):
             if channel.done:
                 continue
             deadline = channel.session.deadline
@@ -173,7 +173,7 @@ class CaseLoop:
             events = selectors.EVENT_READ | (selectors.EVENT_WRITE if channel.outbox else 0)
             if not channel.socket_closed:
                 self.sel.modify(channel.ends.sock, events, ("case", channel))
-        if all(channel.done for channel in self.channels):
+        if not self.channels:
             return
         for key, mask in self.sel.select(timeout):
             kind, owner = key.data
@@ -239,7 +239,7 @@ class CaseLoop:
             for frame in reader.feed(data):
                 if frame.get("type") != "exited":
                     continue
-                for channel in self.channels:
+                for channel in list(self.channels):
                     if channel.sandbox is warm and channel.ends.slot == frame.get("index"):
                         channel.exit_report = frame
                         if channel.socket_closed and not channel.done:
@@ -309,6 +309,8 @@ class CaseLoop:
         if channel.done:
             return
         channel.done = True
+        # Only the channels still being served are kept: an evaluation opens thousands.
+        self.channels.remove(channel)
         if not channel.socket_closed:
             self.sel.unregister(channel.ends.sock)
         channel.ends.sock.close()

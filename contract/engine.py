@@ -155,7 +155,7 @@ def _fill_output(row: CaseResult, outcome: ChildOutcome) -> None:
         row.call_args = outcome.loaded.get("call_args")
 
 
-def _fill_case(row: CaseResult, outcome: ChildOutcome, returns: Returns | None = None) -> bool:
+def fill_case(row: CaseResult, outcome: ChildOutcome, returns: Returns | None = None) -> bool:
     """Fill a case row from its child; returns whether the score was a bool."""
     _fill_output(row, outcome)
     row.parent_duration_ms = outcome.duration_ms
@@ -222,7 +222,7 @@ def _stopped_in_run(outcome: ChildOutcome) -> bool:
     return outcome.loaded is None and outcome.phase == "run"
 
 
-def _usage(handler: object) -> dict | None:
+def handler_usage(handler: object) -> dict | None:
     """The handler's usage() of the case just run, if it counts any."""
     usage = getattr(handler, "usage", None)
     value = usage() if callable(usage) else None
@@ -346,13 +346,13 @@ class _Cases:
     def _take(self, index: int, outcome: ChildOutcome, handler) -> None:
         row = self.check.result.cases[index]
         self.last_layers = outcome.layers or self.last_layers
-        row.usage = _usage(handler) if not self.with_artifact else outcome.metric_usage
+        row.usage = handler_usage(handler) if not self.with_artifact else outcome.metric_usage
         if not self.decided and not (self.with_artifact and _stopped_in_run(outcome)):
             self.decided = True
             if not _first_child(self.check, outcome, row):
                 raise _Stopped
             self.has_reward_spec = bool(outcome.loaded and outcome.loaded.get("has_reward_spec"))
-        self.check.bool_scores[index] = _fill_case(row, outcome, self.returns)
+        self.check.bool_scores[index] = fill_case(row, outcome, self.returns)
         self.check.progress()
 
 

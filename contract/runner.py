@@ -38,6 +38,7 @@ from contract.warm import WarmSandbox, WarmStartFailed
 LlmHandler = ModelHandler
 
 __all__ = [
+    "CaseStarter",
     "ChildOutcome",
     "LlmHandler",
     "OnDemand",
@@ -99,6 +100,8 @@ class ChildOutcome(MetricOutcome):
     observation: dict = field(default_factory=dict)
     run: dict | None = None
     metric_usage: dict | None = None
+    # An evaluation's second scoring of the same output (CaseStarter's second_source).
+    second: ChildOutcome | None = None
 
 
 def _cpu_seconds(timeout_s: float) -> int:
@@ -164,6 +167,177 @@ def _run_report(
     return run, output
 
 
+class CaseStarter:
+    """Starts cases on one check's (or evaluation's) sandboxes: each case's metric process,
+    and with an artifact its run process first; with `second_source`, a second metric
+    process scoring the same output once the first has ended (the second scoring of an
+    evaluation: the same metric again, or another version), in `outcome.second`."""
+
+    def __init__(
+        self,
+        loop: CaseLoop,
+        source: str,
+        *,
+        timeout_s: float,
+        metric_box: WarmSandbox,
+        run_box: WarmSandbox | None = None,
+        artifact: dict | None = None,
+        on_loaded: Callable[[dict], None] | None = None,
+        second_source: str | None = None,
+    ) -> None:
+        self.loop = loop
+        self.source = source
+        self.timeout_s = timeout_s
+        self.metric_box = metric_box
+        self.run_box = run_box
+        self.artifact = artifact
+        self.on_loaded = on_loaded
+        self.second_source = second_source
+        self.cpu = _cpu_seconds(timeout_s)
+
+    def _open_metric(
+        self,
+        case: Case,
+        index: int,
+        handler: ModelHandler,
+        observation: dict,
+        output: dict | None,
+        call: bool,
+        done: Callable[[Channel], None],
+        source: str | None = None,
+    ) -> None:
+        job = {
+            "type": "job",
+            "source": source or self.source,
+            "filename": "metric.py",
+            "case": case.to_job(),
+            "observation": observation,
+            "call": call,
+        }
+        if output is not None:
+            job["output"] = output
+        loop, timeout_s = self.loop, self.timeout_s
+        on_loaded = self.on_loaded if source is None else None
+
+        def session(channel: Channel) -> MetricSession:
+            return MetricSession(
+                timeout_s=timeout_s,
+                started=time.monotonic(),
+                ask=loop.asker(channel, handler),
+                on_loaded=on_loaded,
+                call=call,
+            )
+
+        loop.open(self.metric_box, index, job, self.cpu, session, done)
+
+    def _scored(
+        self,
+        case: Case,
+        index: int,
+        handler: ModelHandler,
+        observation: dict,
+        output: dict | None,
+        outcome: ChildOutcome,
+        on_case: Callable[[int, ChildOutcome], None],
+    ) -> None:
+        """The first scoring ended: report it, or score the same output again first."""
+        stopped = outcome.failure is not None or (self.run_box is not None and output is None)
+        if self.second_source is None or stopped:
+            on_case(index, outcome)
+            return
+
+        def second_done(channel: Channel) -> None:
+            outcome.second = _metric_outcome(channel, self.metric_box, observation)
+            on_case(index, outcome)
+
+        call = output is not None or self.run_box is None
+        self._open_metric(
+            case, index, handler, observation, output, call, second_done, self.second_source
+        )
+
+    def start(
+        self,
+        index: int,
+        case: Case,
+        handler: ModelHandler,
+        on_case: Callable[[int, ChildOutcome], None],
+        task: ModelHandler | None = None,
+    ) -> None:
+        """Start case `index`; on_case(index, outcome) when all its processes ended."""
+        metric_box, run_box = self.metric_box, self.run_box
+        if run_box is None:
+            observation = case.measured()
+
+            def metric_done(channel: Channel) -> None:
+                outcome = _metric_outcome(channel, metric_box, observation)
+                self._scored(case, index, handler, observation, None, outcome, on_case)
+
+            self._open_metric(case, index, handler, observation, None, True, metric_done)
+            return
+        task = task or default_task_llm
+        before = usage_now(task)
+        loop, timeout_s = self.loop, self.timeout_s
+
+        def program(channel: Channel) -> ProgramSession:
+            return ProgramSession(
+                timeout_s=timeout_s,
+                started=time.monotonic(),
+                input=case.input,
+                send=channel.send,
+                ask=loop.asker(channel, task),
+            )
+
+        def run_done(channel: Channel) -> None:
+            after = usage_now(task)
+            run, output = _run_report(channel, before, after)
+            got = channel.session.outcome
+            observation = measured(run["duration_ms"], before, after, got.calls)
+            if output is None and (got.failure is not None or got.finished is None):
+                # Killed or timed out while running: metric.py was never reached.
+                outcome = ChildOutcome(phase="run", layers=list(run_box.layers))
+                outcome.failure = run["status"] if run["status"] == "timeout" else "crashed"
+                outcome.failure_params = run["params"]
+                outcome.run, outcome.observation = run, observation
+                _output(outcome, channel)
+                on_case(index, outcome)
+                return
+            metric_before = usage_now(handler)
+
+            def metric_done(metric: Channel) -> None:
+                outcome = _metric_outcome(metric, metric_box, observation)
+                outcome.run = run
+                outcome.metric_usage = usage_delta(metric_before, usage_now(handler))
+                # What the run printed comes first.
+                outcome.stdout = channel.stdout.text() + outcome.stdout
+                outcome.stderr = channel.stderr.text() + outcome.stderr
+                outcome.stdout_truncated += channel.stdout.truncated
+                outcome.stderr_truncated += channel.stderr.truncated
+                outcome.stdout_printed += channel.stdout.printed
+                outcome.stderr_printed += channel.stderr.printed
+                self._scored(case, index, handler, observation, output, outcome, on_case)
+
+            self._open_metric(
+                case, index, handler, observation, output, output is not None, metric_done
+            )
+
+        job = {"type": "run", "artifact": self.artifact}
+        loop.open(run_box, index, job, self.cpu, program, run_done)
+
+
+def take_boxes(
+    sandboxes: SandboxSource, with_artifact: bool, boxes: list[WarmSandbox]
+) -> tuple[WarmSandbox, WarmSandbox | None]:
+    """The metric's sandbox, and the run's with an artifact (added to `boxes` as taken, so
+    the caller gives back whatever was taken). Raises WarmStartFailed."""
+    metric_box = sandboxes.take()
+    boxes.append(metric_box)
+    run_box = None
+    if with_artifact:
+        run_box = sandboxes.take()
+        boxes.append(run_box)
+    return metric_box, run_box
+
+
 def run_cases(
     source: str,
     cases: list[Case],
@@ -188,98 +362,25 @@ def run_cases(
     loop = CaseLoop(max_model_calls=max(2, 2 * len(cases)), cancel=cancel)
     try:
         try:
-            metric_box = sandboxes.take()
-            boxes.append(metric_box)
-            run_box = None
-            if artifact is not None:
-                run_box = sandboxes.take()
-                boxes.append(run_box)
+            metric_box, run_box = take_boxes(sandboxes, artifact is not None, boxes)
         except WarmStartFailed as exc:
             for index in range(len(cases)):
                 on_case(
                     index, ChildOutcome(failure="crashed", failure_params=crash_params(exc.reason))
                 )
             return
-        cpu = _cpu_seconds(timeout_s)
-
-        def open_metric(
-            index: int, observation: dict, output: dict | None, call: bool, done
-        ) -> None:
-            case = cases[index]
-            job = {
-                "type": "job",
-                "source": source,
-                "filename": "metric.py",
-                "case": case.to_job(),
-                "observation": observation,
-                "call": call,
-            }
-            if output is not None:
-                job["output"] = output
-
-            def session(channel: Channel) -> MetricSession:
-                return MetricSession(
-                    timeout_s=timeout_s,
-                    started=time.monotonic(),
-                    ask=loop.asker(channel, handlers[index]),
-                    on_loaded=on_loaded,
-                    call=call,
-                )
-
-            loop.open(metric_box, index, job, cpu, session, done)
-
-        for index in range(len(cases)):
-            if run_box is None:
-
-                def metric_done(channel: Channel, index: int = index) -> None:
-                    on_case(index, _metric_outcome(channel, metric_box, cases[index].measured()))
-
-                open_metric(index, cases[index].measured(), None, True, metric_done)
-                continue
-            task = (task_handlers or [None] * len(cases))[index] or default_task_llm
-            before = usage_now(task)
-
-            def program(channel: Channel, index: int = index, task=task) -> ProgramSession:
-                return ProgramSession(
-                    timeout_s=timeout_s,
-                    started=time.monotonic(),
-                    input=cases[index].input,
-                    send=channel.send,
-                    ask=loop.asker(channel, task),
-                )
-
-            def run_done(channel: Channel, index: int = index, task=task, before=before) -> None:
-                after = usage_now(task)
-                run, output = _run_report(channel, before, after)
-                got = channel.session.outcome
-                observation = measured(run["duration_ms"], before, after, got.calls)
-                if output is None and (got.failure is not None or got.finished is None):
-                    # Killed or timed out while running: metric.py was never reached.
-                    outcome = ChildOutcome(phase="run", layers=list(run_box.layers))
-                    outcome.failure = run["status"] if run["status"] == "timeout" else "crashed"
-                    outcome.failure_params = run["params"]
-                    outcome.run, outcome.observation = run, observation
-                    _output(outcome, channel)
-                    on_case(index, outcome)
-                    return
-                metric_before = usage_now(handlers[index])
-
-                def metric_done(metric: Channel) -> None:
-                    outcome = _metric_outcome(metric, metric_box, observation)
-                    outcome.run = run
-                    outcome.metric_usage = usage_delta(metric_before, usage_now(handlers[index]))
-                    # What the run printed comes first.
-                    outcome.stdout = channel.stdout.text() + outcome.stdout
-                    outcome.stderr = channel.stderr.text() + outcome.stderr
-                    outcome.stdout_truncated += channel.stdout.truncated
-                    outcome.stderr_truncated += channel.stderr.truncated
-                    outcome.stdout_printed += channel.stdout.printed
-                    outcome.stderr_printed += channel.stderr.printed
-                    on_case(index, outcome)
-
-                open_metric(index, observation, output, output is not None, metric_done)
-
-            loop.open(run_box, index, {"type": "run", "artifact": artifact}, cpu, program, run_done)
+        starter = CaseStarter(
+            loop,
+            source,
+            timeout_s=timeout_s,
+            metric_box=metric_box,
+            run_box=run_box,
+            artifact=artifact,
+            on_loaded=on_loaded,
+        )
+        tasks = task_handlers or [None] * len(cases)
+        for index, case in enumerate(cases):
+            starter.start(index, case, handlers[index], on_case, tasks[index])
         loop.run()
     finally:
         loop.close()

@@ -10,7 +10,7 @@ from dataset_files.codes import CODES, ERROR_CODES, PARAM_CODES, WARNINGS
 from dataset_files.errors import DatasetError
 from dataset_files.formulas import is_formula_like, safe_cell
 from dataset_files.parse import MAX_BYTES, MAX_COLUMNS, MAX_ROWS, detect_format, parse_dataset
-from dataset_files.roles import ROLES, build_cases
+from dataset_files.roles import ROLES, build_cases, case_of_row, role_columns
 from dataset_files.splits import (
     SPLIT_VALUES,
     SPLITS,
@@ -35,6 +35,8 @@ __all__ = [
     "DatasetError",
     "Table",
     "build_cases",
+    "case_of_row",
+    "role_columns",
     "counts",
     "detect_format",
     "is_formula_like",

@@ -18,6 +18,13 @@ def build_cases(table: Table, roles: dict[str, Role]) -> list[dict]:
     is what run(artifact, input) returns. `expected` is None when every Output
     cell of the row is empty, so a metric can tell "no reference" from "".
     """
+    inputs, outputs = role_columns(table, roles)
+    return [case_of_row(row, inputs, outputs) for row in table.rows]
+
+
+def role_columns(table: Table, roles: dict[str, Role]) -> tuple[list[str], list[str]]:
+    """The Input and the Output columns, in table order; DatasetError for a role or a
+    column that does not exist, or no Input column."""
     known = set(table.columns)
     for column, role in roles.items():
         if column not in known:
@@ -29,17 +36,20 @@ def build_cases(table: Table, roles: dict[str, Role]) -> list[dict]:
     outputs = [column for column in table.columns if roles.get(column) == "output"]
     if not inputs:
         raise DatasetError("no_input_column")
-    cases = []
-    for row in table.rows:
-        expected = {column: row.get(column) for column in outputs}
-        cases.append(
-            {
-                "input": {column: row.get(column) for column in inputs},
-                "output": None,
-                "expected": None if all(map(is_empty, expected.values())) else expected,
-            }
-        )
-    return cases
+    return inputs, outputs
+
+
+def case_of_row(
+    row: dict, inputs: list[str], outputs: list[str], recorded: str | None = None
+) -> dict:
+    """One row as a case. `recorded`, when given, names the column whose cell is the
+    output to score (an evaluation of recorded outputs); else `output` is None."""
+    expected = {column: row.get(column) for column in outputs}
+    return {
+        "input": {column: row.get(column) for column in inputs},
+        "output": row.get(recorded) if recorded else None,
+        "expected": None if all(map(is_empty, expected.values())) else expected,
+    }
 
 
 def is_empty(value: object) -> bool:

@@ -369,7 +369,7 @@ def test_traceback_lines_survive_form_feeds(check):
 
 
 def test_a_later_child_that_fails_to_load_is_an_error_row():
-    from contract.engine import _fill_case
+    from contract.engine import fill_case
     from contract.results import CaseResult
     from contract.runner import ChildOutcome
 
@@ -390,7 +390,7 @@ def test_a_later_child_that_fails_to_load_is_an_error_row():
         "call_args": None,
     }
     row = CaseResult(index=2)
-    _fill_case(row, ChildOutcome(loaded=loaded, stdout="hi"))
+    fill_case(row, ChildOutcome(loaded=loaded, stdout="hi"))
     assert (row.status, row.problem, row.traceback, row.stdout) == (
         "error",
         "import_error",
