@@ -1,0 +1,324 @@
+"""Running an evaluation, in the worker. Only evaluations.tasks imports this module.
+
+The worker claims the row, reads the dataset once, picks the selection's rows and feeds
+them one by one to contract.evaluation, which keeps a window of cases in flight in warm
+sandboxes. Each case that ends is turned into an EvaluationCase and buffered; the buffer
+goes to the database in one bulk insert every CHUNK_ROWS cases or CHUNK_EVERY_S seconds,
+with the row's progress, so the page moves while memory holds only one chunk. At the end
+the database summarizes every case once (evaluations.summary).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import time
+
+from django.conf import settings
+from django.utils import timezone
+
+from checks import heartbeats, model_choices, sandbox_pool
+from contract.cancel import Cancel
+from contract.cases import Case
+from contract.evaluation import Scored, differs, digest, evaluate, feedback_kind
+from contract.results import CaseResult
+from dataset_files import DatasetError, case_of_row, role_columns
+from dataset_files.table import Table
+from evaluations.models import Evaluation, EvaluationCase
+from evaluations.selection import select_rows
+
+logger = logging.getLogger(__name__)
+
+CHUNK_ROWS = 500
+CHUNK_EVERY_S = 0.5
+# A case's values are kept as they are up to this size (JSON), else cut to text.
+CASE_VALUE_LIMIT = 16_000
+FEEDBACK_LIMIT = 4_000
+PRINTED_LIMIT = 2_000
+
+STOPPED_FAILURES = {
+    "cancelled": "cancelled",
+    "load_failed": "metric_failed_to_load",
+    "sandbox_unavailable": "sandbox_unavailable",
+    "sandbox_failed": "sandbox_failed",
+}
+
+
+def evaluation_claim(evaluation_id: int) -> bool:
+    """Queued to running; exactly one caller wins (a redelivered message does nothing)."""
+    now = timezone.now()
+    return (
+        Evaluation.objects.filter(pk=evaluation_id, status=Evaluation.Status.QUEUED).update(
+            status=Evaluation.Status.RUNNING,
+            started_at=now,
+            heartbeat_at=now,
+            worker=socket.gethostname(),
+        )
+        == 1
+    )
+
+
+def _kept(value: object) -> object:
+    """A case value as stored: as it is when small, else its JSON cut short."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        text = repr(value)
+    if len(text) <= CASE_VALUE_LIMIT:
+        return value
+    return text[: CASE_VALUE_LIMIT - 1] + "…"
+
+
+def _detail(row: CaseResult) -> dict:
+    detail: dict = {}
+    if row.exception:
+        detail["exception"] = row.exception
+    if row.traceback:
+        detail["traceback"] = row.traceback[-12:]
+    for name in ("stdout", "stderr"):
+        text = getattr(row, name)
+        if text:
+            detail[name] = text[-PRINTED_LIMIT:]
+    if row.run is not None:
+        detail["run"] = {
+            key: row.run.get(key)
+            for key in ("status", "problem", "params", "output_repr", "duration_ms")
+        }
+    return detail
+
+
+def _second(row: CaseResult | None) -> dict | None:
+    if row is None:
+        return None
+    return {
+        "status": row.status,
+        "problem": row.problem or "",
+        "score": row.score,
+        "feedback": (row.feedback or "")[:FEEDBACK_LIMIT] if row.feedback is not None else None,
+        "scores": row.scores or None,
+        "metric_ms": row.duration_ms,
+        "exception_type": (row.exception or {}).get("type", ""),
+    }
+
+
+def case_row(evaluation_id: int, scored: Scored, row: int, file_row: int) -> EvaluationCase:
+    """One ended case as the row the pages read."""
+    first = scored.row
+    usage = first.usage or {}
+    run = first.run or {}
+    run_usage = run.get("usage") or {}
+    feedback = first.feedback
+    second = scored.second
+    flagged, gap = differs(first, second)
+    return EvaluationCase(
+        evaluation_id=evaluation_id,
+        index=scored.index,
+        row=row,
+        file_row=file_row,
+        status=first.status,
+        problem=first.problem or "",
+        exception_type=(first.exception or {}).get("type", "") or "",
+        params=first.params or {},
+        score=first.score,
+        feedback=(feedback or "")[:FEEDBACK_LIMIT],
+        feedback_length=first.feedback_length or len(feedback or ""),
+        feedback_kind=feedback_kind(feedback),
+        feedback_digest=digest(feedback) if feedback is not None else "",
+        output_digest=digest(scored.output),
+        scores=first.scores or None,
+        case={
+            "input": _kept(scored.case.input),
+            "output": _kept(scored.output),
+            "expected": _kept(scored.case.expected),
+        },
+        metric_ms=first.duration_ms,
+        run_ms=run.get("duration_ms"),
+        total_ms=scored.total_ms,
+        task_usd=float(run_usage.get("cost_usd") or 0.0),
+        metric_usd=float(usage.get("cost_usd") or 0.0),
+        model_calls=int(usage.get("model_calls") or 0) + int(run_usage.get("model_calls") or 0),
+        detail=_detail(first),
+        second=_second(second),
+        second_status=second.status if second is not None else "",
+        second_score=second.score if second is not None else None,
+        differs=flagged,
+        gap=gap,
+    )
+
+
+class Writer:
+    """Buffers ended cases and writes them in chunks, with the row's progress. When the
+    row stops being "running" under it (reaped, say), it asks the run to stop."""
+
+    def __init__(
+        self, evaluation: Evaluation, rows: list[int], row_numbers: list[int], stop: Cancel
+    ) -> None:
+        self.evaluation_id = evaluation.pk
+        self.rows = rows
+        self.row_numbers = row_numbers
+        self.stop = stop
+        self.buffer: list[EvaluationCase] = []
+        self.last = time.monotonic()
+        self.done = 0
+        self.progress: dict = {
+            "counts": {},
+            "score_sum": 0.0,
+            "score_n": 0,
+            "task_usd": 0.0,
+            "metric_usd": 0.0,
+            "model_calls": 0,
+        }
+        self.forget: list = []  # per-case meters to drop once written (the gateways')
+
+    def add(self, scored: Scored) -> None:
+        row = self.rows[scored.index]
+        file_row = self.row_numbers[row] if self.row_numbers else row + 1
+        case = case_row(self.evaluation_id, scored, row, file_row)
+        self.buffer.append(case)
+        counts = self.progress["counts"]
+        counts[case.status] = counts.get(case.status, 0) + 1
+        if case.score is not None and case.status == "valid":
+            self.progress["score_sum"] += float(case.score)
+            self.progress["score_n"] += 1
+        self.progress["task_usd"] += case.task_usd
+        self.progress["metric_usd"] += case.metric_usd
+        self.progress["model_calls"] += case.model_calls
+        for meters in self.forget:
+            meters.pop(scored.index, None)
+        if len(self.buffer) >= CHUNK_ROWS or time.monotonic() - self.last >= CHUNK_EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buffer:
+            EvaluationCase.objects.bulk_create(self.buffer, batch_size=CHUNK_ROWS)
+            self.done += len(self.buffer)
+            self.buffer = []
+        self.last = time.monotonic()
+        still = Evaluation.objects.filter(
+            pk=self.evaluation_id, status=Evaluation.Status.RUNNING
+        ).update(done=self.done, progress=self.progress, heartbeat_at=timezone.now())
+        if not still:
+            self.stop.set()
+
+
+def _gateway(model_id: str, limits: dict):
+    """A gateway to `model_id` held to `limits`; (None, None) without a model, and a
+    handler that refuses with the reason when the choice is no longer usable."""
+    from providers.budget import Limits
+    from providers.catalogue import ModelChoiceError
+    from providers.gateway import ModelGateway, refusing_handler
+
+    if not model_id:
+        return None, None
+    found = model_choices.catalogue()
+    try:
+        model = found.resolve(model_id)
+    except ModelChoiceError as exc:
+        handler = refusing_handler(exc.code, exc.message)
+        return None, lambda index: handler
+    gateway = ModelGateway(
+        model,
+        env=found.env,
+        limits=Limits(**limits),
+        timeout_s=settings.MODEL_TIMEOUT_S,
+    )
+    return gateway, gateway.for_case
+
+
+def _finish(evaluation_id: int, **fields) -> None:
+    from evaluations.summary import summarize
+
+    Evaluation.objects.filter(pk=evaluation_id, status=Evaluation.Status.RUNNING).update(
+        finished_at=timezone.now(), heartbeat_at=timezone.now(), **fields
+    )
+    evaluation = Evaluation.objects.get(pk=evaluation_id)
+    Evaluation.objects.filter(pk=evaluation_id).update(summary=summarize(evaluation))
+
+
+def execute_evaluation(evaluation_id: int) -> None:
+    """Run a claimed evaluation to its end and summarize it."""
+    if not evaluation_claim(evaluation_id):
+        logger.info("evaluation %s is not queued; ignoring a duplicate delivery", evaluation_id)
+        return
+    evaluation = (
+        Evaluation.objects.select_related("dataset").defer("dataset__raw").get(pk=evaluation_id)
+    )
+    dataset = evaluation.dataset
+    table = Table(
+        columns=list(dataset.columns),
+        rows=dataset.rows,
+        format=dataset.format,
+        encoding=dataset.encoding,
+        row_numbers=dataset.row_numbers,
+    )
+    try:
+        rows = select_rows(table, evaluation.selection)
+        inputs, outputs = role_columns(table, evaluation.roles)
+    except DatasetError as exc:
+        _finish(
+            evaluation_id,
+            status=Evaluation.Status.FAILED,
+            failure="dataset_problem",
+            failure_params={"code": exc.code, "params": exc.params},
+        )
+        return
+    if len(rows) != evaluation.total:
+        Evaluation.objects.filter(pk=evaluation_id).update(total=len(rows))
+    recorded = evaluation.recorded_column or None
+
+    def cases():
+        for row in rows:
+            yield Case(**case_of_row(table.rows[row], inputs, outputs, recorded))
+
+    cancel = Cancel()
+    if evaluation.cancel_requested:
+        cancel.set()
+    writer = Writer(evaluation, rows, list(dataset.row_numbers), cancel)
+    metric_gateway, metric_for = _gateway(
+        evaluation.metric_model or evaluation.reflection_model, evaluation.limits
+    )
+    task_gateway, task_for = (None, None)
+    if evaluation.artifact:
+        task_gateway, task_for = _gateway(evaluation.task_model, evaluation.limits)
+    writer.forget = [g.cases for g in (metric_gateway, task_gateway) if g is not None]
+    artifact = evaluation.artifact_value
+    try:
+        with heartbeats.beating(evaluation_id, on_cancel=cancel.set, model=Evaluation):
+            ended = evaluate(
+                evaluation.source,
+                cases(),
+                on_scored=writer.add,
+                sandboxes=sandbox_pool.sandboxes(),
+                timeout_s=evaluation.timeout_s,
+                handler_for=metric_for,
+                task_handler_for=task_for,
+                artifact=artifact.to_job() if artifact is not None else None,
+                second_source=evaluation.second_source if evaluation.second else None,
+                window=settings.EVALUATION_WINDOW,
+                cancel=cancel,
+            )
+            writer.flush()
+    except BaseException as exc:
+        failure = (
+            "time_limit" if type(exc).__name__ == "SoftTimeLimitExceeded" else "internal_error"
+        )
+        logger.exception("evaluation %s stopped: %s", evaluation_id, failure)
+        try:
+            writer.flush()
+        finally:
+            _finish(evaluation_id, status=Evaluation.Status.FAILED, failure=failure)
+        raise
+    finally:
+        for gateway in (metric_gateway, task_gateway):
+            if gateway is not None:
+                gateway.close()
+    if ended.stopped is None:
+        _finish(evaluation_id, status=Evaluation.Status.DONE)
+    else:
+        _finish(
+            evaluation_id,
+            status=Evaluation.Status.FAILED,
+            failure=STOPPED_FAILURES.get(ended.stopped, ended.stopped),
+            failure_params=ended.params,
+        )
