@@ -93,9 +93,12 @@ def digest(value: object) -> str:
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
-def differs(first: CaseResult, second: CaseResult | None) -> tuple[bool, float | None]:
-    """Whether two scorings of one output disagree (status, score or feedback), and by
-    how much their scores differ (None unless both have one)."""
+def differs(
+    first: CaseResult, second: CaseResult | None, *, feedback: bool = True
+) -> tuple[bool, float | None]:
+    """Whether two scorings of one output disagree (status, score and, with `feedback`,
+    the feedback: the same metric twice must say the same; two versions may word it
+    differently), and by how much their scores differ (None unless both have one)."""
     if second is None:
         return False, None
     gap = None
@@ -106,7 +109,7 @@ def differs(first: CaseResult, second: CaseResult | None) -> tuple[bool, float |
         and first.problem == second.problem
         and (gap is None or gap <= 1e-9)
         and (first.score is None) == (second.score is None)
-        and (first.feedback or "") == (second.feedback or "")
+        and (not feedback or (first.feedback or "") == (second.feedback or ""))
     )
     return not same, gap
 

@@ -102,15 +102,18 @@ def _second(row: CaseResult | None) -> dict | None:
     }
 
 
-def case_row(evaluation_id: int, scored: Scored, row: int, file_row: int) -> EvaluationCase:
-    """One ended case as the row the pages read."""
+def case_row(
+    evaluation_id: int, scored: Scored, row: int, file_row: int, *, repeat: bool = False
+) -> EvaluationCase:
+    """One ended case as the row the pages read. `repeat`: the second scoring was the same
+    metric again, so a different feedback is a difference too."""
     first = scored.row
     usage = first.usage or {}
     run = first.run or {}
     run_usage = run.get("usage") or {}
     feedback = first.feedback
     second = scored.second
-    flagged, gap = differs(first, second)
+    flagged, gap = differs(first, second, feedback=repeat)
     return EvaluationCase(
         evaluation_id=evaluation_id,
         index=scored.index,
@@ -155,6 +158,7 @@ class Writer:
         self, evaluation: Evaluation, rows: list[int], row_numbers: list[int], stop: Cancel
     ) -> None:
         self.evaluation_id = evaluation.pk
+        self.repeat = evaluation.second == Evaluation.Second.REPEAT
         self.rows = rows
         self.row_numbers = row_numbers
         self.stop = stop
@@ -174,7 +178,7 @@ class Writer:
     def add(self, scored: Scored) -> None:
         row = self.rows[scored.index]
         file_row = self.row_numbers[row] if self.row_numbers else row + 1
-        case = case_row(self.evaluation_id, scored, row, file_row)
+        case = case_row(self.evaluation_id, scored, row, file_row, repeat=self.repeat)
         self.buffer.append(case)
         counts = self.progress["counts"]
         counts[case.status] = counts.get(case.status, 0) + 1

@@ -63,9 +63,9 @@ def test_every_row_is_scored_written_and_summarized(owner):
     assert all(c.total_ms > 0 and c.metric_ms is not None for c in cases if c.status == "valid")
     summary = evaluation.summary
     assert summary["cases"] == 40
-    assert summary["counts"]["error"] == 4 and summary["counts"]["invalid"] == 1
-    assert summary["counts"]["valid"] == 35
-    assert evaluation.progress["counts"] == {"valid": 35, "error": 4, "invalid": 1}
+    assert summary["counts"]["error"] == 3 and summary["counts"]["invalid"] == 1
+    assert summary["counts"]["valid"] == 36
+    assert evaluation.progress["counts"] == {"valid": 36, "error": 3, "invalid": 1}
 
 
 def test_a_seeded_sample_is_the_same_rows_every_time(owner):
