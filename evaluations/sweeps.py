@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from evaluations.models import Evaluation
 from evaluations.services import RUN_EVALUATION_TASK, enqueue
+from evaluations.summary import summarize
 
 logger = logging.getLogger(__name__)
 
@@ -46,17 +47,17 @@ def reap_stale(*, pk: int | None = None) -> int:
     ids = list(stale.values_list("pk", flat=True)[:100])
     reaped = 0
     for evaluation_id in ids:
-        # One at a time, each conditional: a worker that finished meanwhile wins.
-        from evaluations.summary import summarize
-
-        ended = Evaluation.objects.filter(
+        # One at a time, each conditional, with its summary in the same write: a worker
+        # that finished meanwhile wins, and no page sees it ended without one.
+        summary = summarize(Evaluation.objects.get(pk=evaluation_id))
+        reaped += Evaluation.objects.filter(
             pk=evaluation_id, status=Evaluation.Status.RUNNING, heartbeat_at__lt=_stale_before()
-        ).update(status=Evaluation.Status.FAILED, failure="worker_lost", finished_at=timezone.now())
-        if ended:
-            reaped += 1
-            Evaluation.objects.filter(pk=evaluation_id).update(
-                summary=summarize(Evaluation.objects.get(pk=evaluation_id))
-            )
+        ).update(
+            status=Evaluation.Status.FAILED,
+            failure="worker_lost",
+            finished_at=timezone.now(),
+            summary=summary,
+        )
     if reaped:
         logger.warning("%s running evaluation(s) lost their worker", reaped)
     return reaped

@@ -17,16 +17,27 @@ from pathlib import Path
 PR_SET_PDEATHSIG = 1
 
 
+# The queues (settings.CELERY_TASK_ROUTES): checks and reviews, and the evaluations, which
+# run for minutes or hours and so get workers of their own, never holding up a check.
+CHECK_QUEUE = "celery"
+EVALUATION_QUEUE = "evaluations"
+
+
 def celery_worker_argv(
-    *, concurrency: int = 1, name: str | None = None, quiet: bool = False
+    *,
+    concurrency: int = 1,
+    name: str | None = None,
+    quiet: bool = False,
+    queues: tuple[str, ...] = (CHECK_QUEUE, EVALUATION_QUEUE),
 ) -> list[str]:
-    """The command line of a worker of this project's Celery app.
+    """The command line of a worker of this project's Celery app, taking tasks from
+    `queues` (by default every queue: one worker for a test or a benchmark).
 
     quiet drops gossip and mingle, which only matter between long-lived workers and slow
     down a worker started for one test or one benchmark.
     """
     argv = [sys.executable, "-m", "celery", "-A", "skynet_web", "worker"]
-    argv += ["--loglevel", "INFO", "--concurrency", str(concurrency)]
+    argv += ["--loglevel", "INFO", "--concurrency", str(concurrency), "-Q", ",".join(queues)]
     if name:
         argv += ["-n", name]
     if quiet:

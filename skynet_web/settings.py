@@ -273,6 +273,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 3,
     "socket_timeout": 10,
 }
+# Evaluations run for minutes or hours: a queue of their own, served by workers of their
+# own (`serve` starts one; README, "Running it for real"), so checks never wait behind one.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {"evaluations.run": {"queue": "evaluations"}}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

@@ -19,7 +19,12 @@ from django.core.management.base import BaseCommand
 
 from skynet_web import embedded_redis
 from skynet_web.private_files import PRIVATE_FILE_MODE, private_dir
-from skynet_web.processes import Supervisor, celery_worker_argv
+from skynet_web.processes import (
+    CHECK_QUEUE,
+    EVALUATION_QUEUE,
+    Supervisor,
+    celery_worker_argv,
+)
 
 DEMO_USERNAME = "demo"
 
@@ -88,7 +93,15 @@ class Command(BaseCommand):
         username, password = ensure_demo_account(settings.VAR_DIR / "demo-login.txt")
 
         children = Supervisor(env=env)
-        children.start("worker", celery_worker_argv(concurrency=concurrency))
+        children.start(
+            "worker",
+            celery_worker_argv(concurrency=concurrency, name="checks@%h", queues=(CHECK_QUEUE,)),
+        )
+        # Evaluations take their own worker: a long one never holds up a check.
+        children.start(
+            "evaluations",
+            celery_worker_argv(name="evaluations@%h", queues=(EVALUATION_QUEUE,)),
+        )
         children.start("web", [sys.executable, "manage.py", "runserver", addr, "--noreload"])
         self.stdout.write("")
         self._say_sandbox()
