@@ -73,9 +73,7 @@ def cancels_once() -> list[int]:
     """Tell each row running here whose user asked to stop it; the pks told."""
     told: list[int] = []
     for model, ids in _by_model().items():
-        asked = model.objects.filter(pk__in=ids, cancel_requested=True).values_list(
-            "pk", flat=True
-        )
+        asked = model.objects.filter(pk__in=ids, cancel_requested=True).values_list("pk", flat=True)
         for pk in asked:
             with _lock:
                 on_cancel = _running.get((model, pk))

@@ -9,37 +9,39 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from checks.models import Check, FeedbackReview
+from checks.models import Check, FeedbackReview, WorkerRow
 from checks.services import RUN_CHECK_TASK, enqueue
 
 logger = logging.getLogger(__name__)
 
 
-def _stale_before():
+def stale_before():
+    """A running row whose heartbeat is older than this was lost with its worker."""
     return timezone.now() - timedelta(seconds=settings.CHECK_STALE_AFTER_S)
 
 
-def is_lost(check: Check) -> bool:
-    """Whether the next sweep will end this running check: its worker stopped beating."""
+def is_lost(row: WorkerRow) -> bool:
+    """Whether the next sweep will end this running check or evaluation: its worker
+    stopped beating."""
     return (
-        check.status == Check.Status.RUNNING
-        and check.heartbeat_at is not None
-        and check.heartbeat_at < _stale_before()
+        row.status == "running"
+        and row.heartbeat_at is not None
+        and row.heartbeat_at < stale_before()
     )
 
 
-def as_the_sweep_will_leave_it(check: Check) -> Check:
-    """For display: a lost check as failed with "worker_lost", as the next sweep of any
+def as_the_sweep_will_leave_it(row: WorkerRow) -> WorkerRow:
+    """For display: a lost row as failed with "worker_lost", as the next sweep of any
     worker will write it. Nothing is saved: a page read never writes."""
-    if is_lost(check):
-        check.status, check.failure = Check.Status.FAILED, "worker_lost"
-    return check
+    if is_lost(row):
+        row.status, row.failure = "failed", "worker_lost"
+    return row
 
 
 def checks_reap_stale(*, pk: int | None = None) -> int:
     """End running checks whose worker stopped beating as failed, "worker_lost"."""
     now = timezone.now()
-    stale = Check.objects.filter(status=Check.Status.RUNNING, heartbeat_at__lt=_stale_before())
+    stale = Check.objects.filter(status=Check.Status.RUNNING, heartbeat_at__lt=stale_before())
     if pk is not None:
         stale = stale.filter(pk=pk)
     reaped = stale.update(status=Check.Status.FAILED, failure="worker_lost", finished_at=now)
@@ -48,26 +50,30 @@ def checks_reap_stale(*, pk: int | None = None) -> int:
     return reaped
 
 
-def checks_requeue_lost() -> int:
-    """Send again the checks that stayed queued too long (their message was lost).
-
-    Each is re-sent at most once per interval: the conditional update decides which
-    sweeper sends it, and the worker's claim makes any duplicate a no-op.
+def requeue_lost(model: type[WorkerRow], task: str) -> int:
+    """Send again the rows of `model` (checks, evaluations) that stayed queued too long
+    (their message was lost). Each is re-sent at most once per interval: the conditional
+    update decides which sweeper sends it, and the worker's claim makes any duplicate a
+    no-op.
     """
     now = timezone.now()
     cutoff = now - timedelta(seconds=settings.CHECK_REQUEUE_AFTER_S)
     sent = 0
-    waiting = Check.objects.filter(status=Check.Status.QUEUED, enqueued_at__lt=cutoff)
-    for check_id in waiting.values_list("pk", flat=True)[:500]:
-        mine = Check.objects.filter(
-            pk=check_id, status=Check.Status.QUEUED, enqueued_at__lt=cutoff
-        ).update(enqueued_at=now)
+    waiting = model.objects.filter(status="queued", enqueued_at__lt=cutoff)
+    for pk in waiting.values_list("pk", flat=True)[:500]:
+        mine = model.objects.filter(pk=pk, status="queued", enqueued_at__lt=cutoff).update(
+            enqueued_at=now
+        )
         if mine:
-            enqueue(RUN_CHECK_TASK, check_id)
+            enqueue(task, pk)
             sent += 1
     if sent:
-        logger.warning("re-sent %s queued check(s) to the broker", sent)
+        logger.warning("re-sent %s queued %s(s) to the broker", sent, model._meta.verbose_name)
     return sent
+
+
+def checks_requeue_lost() -> int:
+    return requeue_lost(Check, RUN_CHECK_TASK)
 
 
 def reviews_reap_stale() -> int:

@@ -11,7 +11,34 @@ from django.utils.translation import gettext_lazy as _
 from contract.artifacts import Artifact
 
 
-class Check(models.Model):
+class WorkerRow(models.Model):
+    """What every row a worker runs holds besides its status and its work: why it failed,
+    when it was sent, claimed, last seen alive and ended, by which worker, and whether
+    its user asked to stop it. The heartbeats (checks.heartbeats), the sweeps
+    (checks.maintenance) and the cancel read these same fields on a check and on an
+    evaluation."""
+
+    # Set when it could not run to its end (for example "worker_lost").
+    failure = models.CharField(max_length=40, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    # When the task message was last sent; re-sent if the row stays queued too long.
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, default="")
+    # The user asked to stop it while it ran; the worker running it stops within a second.
+    cancel_requested = models.BooleanField(default=False)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL
+
+
+class Check(WorkerRow):
     """One run of the contract check. This row, not the broker, is the truth about it."""
 
     class Status(models.TextChoices):
@@ -44,18 +71,7 @@ class Check(models.Model):
     artifact = models.JSONField(null=True, blank=True)
     task_model = models.CharField(max_length=120, blank=True, default="")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    # Set when the check could not run to its end (for example "worker_lost").
-    failure = models.CharField(max_length=40, blank=True, default="")
     result = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    # When the task message was last sent; re-sent if the check stays queued too long.
-    enqueued_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    worker = models.CharField(max_length=200, blank=True, default="")
-    # The user asked to stop it while it ran; the worker running it kills its sandbox.
-    cancel_requested = models.BooleanField(default=False)
 
     class Meta:
         db_table = "metrics_app_check"  # created by metrics_app's migrations, kept as is
@@ -67,10 +83,6 @@ class Check(models.Model):
 
     def __str__(self) -> str:
         return f"check {self.pk} ({self.status})"
-
-    @property
-    def is_final(self) -> bool:
-        return self.status in self.FINAL
 
     @property
     def artifact_value(self) -> Artifact | None:

@@ -14,10 +14,11 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from checks.models import WorkerRow
 from contract.artifacts import Artifact
 
 
-class Evaluation(models.Model):
+class Evaluation(WorkerRow):
     class Status(models.TextChoices):
         QUEUED = "queued", _("Queued")
         RUNNING = "running", _("Running")
@@ -86,7 +87,6 @@ class Evaluation(models.Model):
     limits = models.JSONField(default=dict)
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    failure = models.CharField(max_length=40, blank=True, default="")
     # The failure's details, e.g. the load problem of a metric that does not load.
     failure_params = models.JSONField(default=dict, blank=True)
     total = models.PositiveIntegerField(default=0)
@@ -95,13 +95,6 @@ class Evaluation(models.Model):
     progress = models.JSONField(default=dict, blank=True)
     # Everything the results page shows of all cases (evaluations.summary).
     summary = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    enqueued_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    worker = models.CharField(max_length=200, blank=True, default="")
-    cancel_requested = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -112,10 +105,6 @@ class Evaluation(models.Model):
 
     def __str__(self) -> str:
         return f"evaluation {self.pk} ({self.status})"
-
-    @property
-    def is_final(self) -> bool:
-        return self.status in self.FINAL
 
     @property
     def artifact_value(self) -> Artifact | None:
