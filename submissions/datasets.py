@@ -40,6 +40,12 @@ def names_splits(table: Table, column: str) -> bool:
     return True
 
 
+def guess_split_column(table: Table) -> str:
+    """A column named "split" whose values all name splits, or ""."""
+    column = next((c for c in table.columns if c.strip().casefold() == "split"), "")
+    return column if column and names_splits(table, column) else ""
+
+
 def table_of(dataset: Dataset) -> Table:
     return Table(
         columns=list(dataset.columns),

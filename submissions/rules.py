@@ -18,6 +18,8 @@ import json
 from dataclasses import asdict, dataclass
 from functools import cached_property
 
+from django.conf import settings
+
 from contract.artifacts import Artifact, ArtifactError
 from contract.static import static_check
 from dataset_files import DatasetError
@@ -62,6 +64,13 @@ def metric_source(draft: Draft) -> str | None:
     if draft.metric_mode == Draft.MetricMode.INLINE:
         return draft.inline_source or None
     return draft.metric_version.source if draft.metric_version else None
+
+
+def score_timeout_s(draft: Draft) -> int:
+    """The time limit of one score call: the saved metric's own, else the default."""
+    if draft.saved_version:
+        return draft.saved_version.metric.timeout_s
+    return settings.CHECK_TIMEOUT_DEFAULT
 
 
 def resolved_engine(draft: Draft) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -21,7 +20,7 @@ from submissions.datasets import (
     dataset_settings,
     draft_splits,
     guess_roles,
-    names_splits,
+    guess_split_column,
     sample_indices,
 )
 from submissions.models import Dataset, Draft, Run
@@ -31,6 +30,7 @@ from submissions.rules import (
     metric_source,
     problems,
     resolved_engine,
+    score_timeout_s,
 )
 
 
@@ -71,6 +71,33 @@ def draft_keep_unsaved(draft: Draft, step: str, data: dict) -> None:
     draft.save(update_fields=["unsaved", "updated_at"])
 
 
+def dataset_create(*, owner: AbstractBaseUser, filename: str, data: bytes) -> Dataset:
+    """Parse an upload and keep it as one of `owner`'s datasets; DatasetError when it
+    cannot be used. The wizard's dataset step and an evaluation's upload both come here,
+    so a file reads the same wherever it was uploaded."""
+    table = dataset_files.parse_dataset(data, filename=filename)
+    return _dataset_row(owner, filename, data, table)
+
+
+def _dataset_row(
+    owner: AbstractBaseUser, filename: str, data: bytes, table: dataset_files.Table
+) -> Dataset:
+    return Dataset.objects.create(
+        owner=owner,
+        filename=filename[:255],
+        raw=data,
+        sha256=hashlib.sha256(data).hexdigest(),
+        format=table.format,
+        encoding=table.encoding,
+        columns=table.columns,
+        row_count=len(table.rows),
+        preview=table.rows[:PREVIEW_ROWS],
+        rows=table.rows,
+        row_numbers=table.row_numbers,
+        warnings=table.warnings,
+    )
+
+
 def dataset_upload(draft: Draft, *, filename: str, data: bytes) -> Dataset:
     """Parse an upload and make it the draft's dataset; DatasetError when it cannot be used.
 
@@ -79,24 +106,11 @@ def dataset_upload(draft: Draft, *, filename: str, data: bytes) -> Dataset:
     """
     table = dataset_files.parse_dataset(data, filename=filename)
     with transaction.atomic():
-        dataset = Dataset.objects.create(
-            owner=draft.owner,
-            filename=filename[:255],
-            raw=data,
-            sha256=hashlib.sha256(data).hexdigest(),
-            format=table.format,
-            encoding=table.encoding,
-            columns=table.columns,
-            row_count=len(table.rows),
-            preview=table.rows[:PREVIEW_ROWS],
-            rows=table.rows,
-            row_numbers=table.row_numbers,
-            warnings=table.warnings,
-        )
+        dataset = _dataset_row(draft.owner, filename, data, table)
         draft.dataset = dataset
         draft.roles = guess_roles(table.columns)
-        split_column = next((c for c in table.columns if c.strip().casefold() == "split"), "")
-        if split_column and names_splits(table, split_column):
+        split_column = guess_split_column(table)
+        if split_column:
             draft.split_mode, draft.split_column = Draft.SplitMode.COLUMN, split_column
         else:
             draft.split_mode, draft.split_column = Draft.SplitMode.RATIO, ""
@@ -117,11 +131,7 @@ def draft_check_start(draft: Draft) -> Check:
         owner=locked.owner,
         source=source,
         cases=sample,
-        timeout_s=(
-            locked.saved_version.metric.timeout_s
-            if locked.saved_version
-            else settings.CHECK_TIMEOUT_DEFAULT
-        ),
+        timeout_s=score_timeout_s(locked),
         metric_version=locked.saved_version,
         reflection_model=locked.reflection_model,
         metric_model=locked.metric_model,
