@@ -23,6 +23,7 @@ from skynet_web import urls as project_urls
 from submissions import evaluate, rules, services
 from submissions.datasets import table_of
 from submissions.models import Dataset
+from tests.web.test_page_labels import missing_descriptions
 from tests.web.test_submit_wizard import LABEL_METRIC, fill_to_check, url
 
 pytestmark = pytest.mark.django_db
@@ -678,3 +679,21 @@ def test_the_pages_render_in_spanish_and_hindi(
     assert response.status_code == 400
     amount = {"es": "$2,75", "hi": "$2.75"}[language]
     assert amount in body(response)
+
+
+def test_every_description_on_the_evaluation_pages_exists(
+    owner_client, metric, saved_metric, dataset, draft, session_models
+):
+    bad = start_data(
+        dataset, saved_metric, count="sample", sample="0", split="train", seed="y", second="compare"
+    )
+    pages = [
+        owner_client.get(evaluate_url(metric)),
+        owner_client.get(f"{evaluate_url(metric)}?dataset={dataset.pk}"),
+        owner_client.post(evaluate_url(metric), bad),
+    ]
+    draft = fill_to_check(owner_client, draft, saved_metric)
+    pages.append(owner_client.get(draft_evaluate_url(draft)))
+    pages.append(owner_client.post(draft_evaluate_url(draft), {"count": "sample", "sample": "0"}))
+    assert [page.status_code for page in pages] == [200, 200, 400, 200, 400]
+    assert [missing_descriptions(body(page)) for page in pages] == [[]] * 5
