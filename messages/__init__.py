@@ -9,7 +9,7 @@ reads correctly in English, Spanish and Hindi:
 - `contract`: the check engine's stages, statuses, problems, hints and cases files;
 - `sandbox`: the sandbox's layers, why it is unavailable on a worker, its modes;
 - `providers`: a model call that failed, and a review over the model budget;
-- `limits`: what the allowances refuse;
+- `limits`: what the allowances refuse (checks, reviews, evaluations);
 - `datasets`: the dataset package's errors and warnings;
 - `wizard`: the submit wizard's steps, rules, engines, roles and splits;
 - `results`: a stored check result rendered, and the docs' tables shown beside it;
@@ -32,8 +32,8 @@ from collections.abc import Callable, Mapping
 
 from messages.contract import cases_error_words, check_problem_words, hint_words
 from messages.datasets import dataset_error_words, dataset_warning_words
-from messages.formatting import UNKNOWN, fill, format_number
-from messages.limits import refusal_words, review_refusal_words
+from messages.formatting import UNKNOWN, fill, format_count, format_number, format_usd
+from messages.limits import evaluation_refusal_words, refusal_words, review_refusal_words
 from messages.providers import model_error_words, reach_words
 from messages.results import feedback_examples, reference_rows, render
 from messages.sandbox import sandbox_unavailable_words
@@ -58,6 +58,9 @@ FAMILIES: dict[str, Callable[[str | None, Mapping], str]] = {
     "refusal": refusal_words,
     # A ReviewRefused code.
     "review_refusal": review_refusal_words,
+    # An EvaluationRefused code, with its params (limit; cases, max; projected_usd,
+    # per_case_usd, max_usd).
+    "evaluation_refusal": evaluation_refusal_words,
     # A DatasetError code, with its "row" and "column" among the params.
     "dataset": dataset_error_words,
     # A dataset warning (dataset_files.WARNINGS).
@@ -86,7 +89,9 @@ __all__ = [
     "UNKNOWN",
     "feedback_examples",
     "fill",
+    "format_count",
     "format_number",
+    "format_usd",
     "reference_rows",
     "render",
     "words",

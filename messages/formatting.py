@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
 UNKNOWN = _("Unknown problem (%(code)s).")
@@ -39,6 +40,22 @@ def format_number(value: object) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     return f"{value:.4g}"
+
+
+def format_count(value: int) -> str:
+    """A count of rows or cases, grouped as the reader's language groups digits."""
+    return number_format(value, force_grouping=True)
+
+
+def format_usd(value: float) -> str:
+    """US dollars in the reader's notation: cents, or below a dollar as many places as
+    two significant digits need (a case's model cost is often a fraction of a cent)."""
+    places = 2
+    if 0 < abs(value) < 1:
+        places = min(8, max(2, 1 - math.floor(math.log10(abs(value)))))
+        while places > 2 and round(value, places - 1) == round(value, places):
+            places -= 1  # no trailing zero: $0.05, not $0.050
+    return "$" + number_format(value, decimal_pos=places, force_grouping=True)
 
 
 def fill(template, params: Mapping | None) -> str:
