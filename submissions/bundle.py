@@ -4,6 +4,7 @@ metric.py            the exact metric the run uses
 run.json             the run configuration
 dataset.csv|.jsonl   the dataset, byte for byte as uploaded
 check-report.json    the contract check that passed, as stored
+projection.json      the run's projected cost and time, and the evaluation it comes from
 prompt.txt           a prompt template's text, or
 program.py           a program's source (and artifact.txt, its artifact text)
 dspy_metric.py       score() adapted to DSPy GEPA's metric call
@@ -82,6 +83,12 @@ def build(*, config: dict, metric_source: str, dataset: Dataset, check: Check) -
         archive.writestr(
             "check-report.json", json.dumps(report, ensure_ascii=False, indent=2) + "\n"
         )
+        # A run submitted before projections were made has none.
+        if config.get("projection") is not None:
+            archive.writestr(
+                "projection.json",
+                json.dumps(config["projection"], ensure_ascii=False, indent=2) + "\n",
+            )
         if artifact["kind"] == "prompt":
             archive.writestr("prompt.txt", artifact["content"])
         else:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.utils.translation import ngettext
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 import dataset_files
 from checks import presenters as check_presenters
@@ -127,6 +129,7 @@ def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) 
         context["split_warnings"] = small_split_warnings(
             context["summary"]["dataset"]["splits"]["counts"]
         )
+        context["projection"] = projection_view(context["summary"]["projection"])
     return context
 
 
@@ -143,3 +146,115 @@ def config_rows(config: dict) -> dict:
             for name, count in config["dataset"]["splits"]["counts"].items()
         ],
     }
+
+
+# -- the projection (submissions.projection) ----------------------------------------
+
+# Why a line of the projection is not measured (providers.projection's codes).
+PROJECTION_REASONS = {
+    "no_evaluation": gettext_lazy("no evaluation measured it"),
+    "no_cases": gettext_lazy("the evaluation scored no case"),
+    "model_changed": gettext_lazy("the evaluation ran another model than this draft has now"),
+    "no_artifact_run": gettext_lazy(
+        "the evaluation scored recorded outputs, so the task model never ran"
+    ),
+    "no_timing": gettext_lazy("the evaluation recorded no times"),
+    "no_feedback_lengths": gettext_lazy("the evaluation recorded no feedback lengths"),
+    "no_case_sizes": gettext_lazy("the evaluation kept no case to size the reflection prompt by"),
+    "no_reflection_model": gettext_lazy("no reflection model is chosen"),
+    "price_unknown": gettext_lazy("the model catalogue has no price for the reflection model"),
+    "nothing_measured": gettext_lazy("none of its parts is measured"),
+}
+PROJECTION_PARTS = {
+    "task_usd": gettext_lazy("Task model"),
+    "metric_usd": gettext_lazy("Metric model"),
+    "reflection_usd": gettext_lazy("Reflection model"),
+}
+
+
+def usd(value: float) -> str:
+    """An amount in US dollars in the reader's locale: cents, or up to 4 decimals for an
+    amount below 10 cents, so that a small one never reads as nothing."""
+    if 0 < value < 0.0001:
+        return _("less than %(amount)s") % {"amount": usd(0.0001)}
+    decimals = 2 if value >= 0.1 or value == 0 else 3 if value >= 0.01 else 4
+    # number_format cuts the digits off; rounded first, it shows the nearest amount.
+    amount = number_format(round(value, decimals), decimal_pos=decimals, force_grouping=True)
+    return _("$%(amount)s") % {"amount": amount}
+
+
+def duration(seconds: float) -> str:
+    """A duration in whole seconds, minutes, hours or days, whichever reads best."""
+    if seconds < 120:
+        count = round(seconds)
+        text = ngettext("%(count)s second", "%(count)s seconds", count)
+    elif seconds < 120 * 60:
+        count = round(seconds / 60)
+        text = ngettext("%(count)s minute", "%(count)s minutes", count)
+    elif seconds < 48 * 3600:
+        count = round(seconds / 3600)
+        text = ngettext("%(count)s hour", "%(count)s hours", count)
+    else:
+        count = round(seconds / 86400)
+        text = ngettext("%(count)s day", "%(count)s days", count)
+    return text % {"count": number_format(count, force_grouping=True)}
+
+
+def _span(low: float, high: float, word) -> str:
+    low_text, high_text = word(low), word(high)
+    if low_text == high_text:
+        return low_text
+    return _("%(low)s to %(high)s") % {"low": low_text, "high": high_text}
+
+
+def _row(label, line: dict, word) -> dict:
+    if "reason" in line:
+        reason = PROJECTION_REASONS.get(line["reason"], line["reason"])
+        return {"label": label, "value": "", "reason": str(reason)}
+    return {"label": label, "value": _span(line["low"], line["high"], word), "reason": ""}
+
+
+def projection_view(data: dict | None) -> dict | None:
+    """The stored projection worded: one row per cost, the total and the time, each a
+    range or why it is not measured. None for a run configuration without one."""
+    if data is None:
+        return None
+    rows = [_row(PROJECTION_PARTS[name], data[name], usd) for name in PROJECTION_PARTS]
+    total = _row(_("Total"), data["total_usd"], usd)
+    if data["total_missing"] and total["value"]:
+        parts = ", ".join(str(PROJECTION_PARTS[name]) for name in data["total_missing"])
+        total["note"] = _("not counting: %(parts)s") % {"parts": parts}
+    total["total"] = True
+    rows.append(total)
+    rows.append(_row(_("Run time"), data["time_s"], duration))
+    calls, iterations = data["calls"], data["iterations"]
+    notes = []
+    if "budget_below_valset" in data["notes"]:
+        notes.append(
+            ngettext(
+                "The budget is no more than the %(count)s row GEPA compares candidates on: "
+                "scoring the starting candidate spends it, and no reflection call is left.",
+                "The budget is no more than the %(count)s rows GEPA compares candidates on: "
+                "scoring the starting candidate spends it, and no reflection call is left.",
+                data["valset_size"],
+            )
+            % {"count": data["valset_size"]}
+        )
+    if "prompt_over_context" in data["notes"]:
+        notes.append(
+            _(
+                "At the high end, a reflection prompt would not fit in the reflection "
+                "model's context window."
+            )
+        )
+    return {
+        "evaluation": data["evaluation"],
+        "rows": rows,
+        "calls": _span(calls["low"], calls["high"], _count),
+        "iterations": _span(iterations["low"], iterations["high"], _count),
+        "notes": notes,
+    }
+
+
+def _count(value: float) -> str:
+    return number_format(round(value), force_grouping=True)

@@ -13,6 +13,7 @@ from django.utils.formats import date_format
 import dataset_files
 from checks import services as check_services
 from checks.models import Check
+from submissions import projection
 from submissions.datasets import (
     PREVIEW_ROWS,
     compute_facts,
@@ -210,6 +211,9 @@ def run_config(draft: Draft, *, split_rows: bool = True) -> dict:
             "fingerprint": draft.check_fingerprint,
             "sample_rows": sample_indices(draft),
         },
+        # What the run is projected to cost and take, from the draft's latest finished
+        # evaluation, pinned here with the rest (the bundle's projection.json).
+        "projection": projection.for_draft(draft, counts=counts),
     }
 
 
