@@ -13,6 +13,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from checks.models import Check, FeedbackReview
 from contract.engine import run_check
+from evaluations.models import Evaluation, EvaluationCase
 from metrics import services as metric_services
 from submissions import services as submit_services
 from submissions.models import Draft, Run
@@ -173,6 +174,9 @@ OWNED = {
     "draft_bundle": ("get", "/en/submit/{d}/bundle.zip"),
     "run_detail": ("get", "/en/runs/{u}/"),
     "run_bundle": ("get", "/en/runs/{u}/bundle.zip"),
+    "metric_evaluate": ("get", "/en/metrics/{m}/evaluate/"),
+    "metric_evaluate_upload": ("post", "/en/metrics/{m}/evaluate/upload/"),
+    "draft_evaluate": ("get", "/en/submit/{d}/evaluate/"),
 }
 
 
@@ -193,7 +197,12 @@ def owned(owner):
     run = Run.objects.create(
         owner=owner, name="r", config={}, metric_source="x", dataset=dataset, contract_check=check
     )
-    return {"m": metric.pk, "c": check.pk, "r": review.pk, "d": draft.pk, "u": run.pk}
+    evaluation = Evaluation.objects.create(
+        owner=owner, dataset=dataset, source="x", metric_version=metric.latest_version, total=1
+    )
+    EvaluationCase.objects.create(evaluation=evaluation, index=0, row=0, file_row=2, status="valid")
+    ids = {"m": metric.pk, "c": check.pk, "r": review.pk, "d": draft.pk, "u": run.pk}
+    return {**ids, "e": evaluation.pk}
 
 
 @pytest.mark.parametrize("name", sorted(OWNED))
@@ -212,3 +221,4 @@ def test_another_users_objects_do_not_exist_for_them(client, outsider, owned, na
     assert response.status_code == 404
     assert FeedbackReview.objects.count() == 1
     assert Draft.objects.count() == 1 and Run.objects.count() == 1
+    assert Evaluation.objects.count() == 1
