@@ -10,6 +10,7 @@ from django.db.models import Max
 
 from checks import services as check_services
 from checks.models import Check
+from contract.cases import DEFAULT_CASES
 from metrics.models import Metric, MetricVersion
 from metrics.starters import STARTERS
 
@@ -63,6 +64,32 @@ def metric_save(
         return latest, False
     number = (locked.versions.aggregate(top=Max("number"))["top"] or 0) + 1
     return MetricVersion.objects.create(metric=locked, number=number, source=source), True
+
+
+SAMPLE_CASES = 3
+
+
+@transaction.atomic
+def metric_case_put(metric: Metric, slot: int, case: dict) -> Metric:
+    """Put `case` ({"input", "output", "expected"}) into sample-case slot `slot` (0, 1 or
+    2) of the metric, as the cases panel would save it; the other slots keep theirs. A
+    metric with fewer cases gets the check's default ones in the slots before, which are
+    what its check ran until now."""
+    if not 0 <= slot < SAMPLE_CASES:
+        raise ValueError(f"no sample-case slot {slot}")
+    locked = Metric.objects.select_for_update().get(pk=metric.pk)
+    cases = list(locked.cases or [])
+    while len(cases) <= slot:
+        cases.append(DEFAULT_CASES[len(cases)].to_job())
+    cases[slot] = {
+        "input": case.get("input"),
+        "output": case.get("output"),
+        "expected": case.get("expected"),
+        "observation": None,
+    }
+    locked.cases = cases
+    locked.save(update_fields=["cases", "updated_at"])
+    return locked
 
 
 def metric_restore(metric: Metric, version: MetricVersion) -> MetricVersion:

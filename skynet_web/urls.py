@@ -20,4 +20,5 @@ urlpatterns += i18n_patterns(
     path("", include("submissions.urls")),
     path("", include("metrics.urls")),
     path("", include("checks.urls")),
+    path("", include("evaluations.urls")),
 )

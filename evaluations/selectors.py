@@ -1,0 +1,190 @@
+"""Reads of evaluations and their cases. Every view gets its evaluation through
+get_evaluation_for_user, and no page reads every case: the results page reads the
+summary and the few cases it names, the table one page, a download streams."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import F, QuerySet
+from django.shortcuts import get_object_or_404
+
+from evaluations.models import Evaluation, EvaluationCase
+
+PAGE_SIZE = 50
+# The table's sorts, by their query value: every one is an index of EvaluationCase, and
+# ties go by the case's place, so a page holds the same cases whenever it is read.
+SORTS = {
+    "index": (F("index").asc(),),
+    "score": (F("score").asc(nulls_last=True), F("index").asc()),
+    "total_ms": (F("total_ms").asc(), F("index").asc()),
+    "gap": (F("gap").asc(nulls_last=True), F("index").asc()),
+}
+SORTS_DESC = {
+    "index": (F("index").desc(),),
+    "score": (F("score").desc(nulls_last=True), F("index").asc()),
+    "total_ms": (F("total_ms").desc(), F("index").asc()),
+    "gap": (F("gap").desc(nulls_last=True), F("index").asc()),
+}
+# What a list of cases shows of each: never the case itself or its detail (big JSON).
+LISTED = (
+    "evaluation_id",
+    "index",
+    "file_row",
+    "status",
+    "problem",
+    "exception_type",
+    "params",
+    "score",
+    "feedback",
+    "feedback_kind",
+    "scores",
+    "metric_ms",
+    "run_ms",
+    "total_ms",
+    "task_usd",
+    "metric_usd",
+    "model_calls",
+    "second",
+    "second_status",
+    "second_score",
+    "differs",
+    "gap",
+)
+
+
+def _evaluations() -> QuerySet[Evaluation]:
+    # The dataset's name only: its row holds the whole file and every parsed row.
+    return Evaluation.objects.select_related("metric_version__metric", "second_version").annotate(
+        dataset_name=F("dataset__filename")
+    )
+
+
+def get_evaluation_for_user(user: AbstractBaseUser, pk: int) -> Evaluation:
+    """The user's evaluation, or 404: another user's evaluation does not exist for them."""
+    return get_object_or_404(_evaluations(), pk=pk, owner=user)
+
+
+def evaluations_for_user(user: AbstractBaseUser) -> QuerySet[Evaluation]:
+    """The user's evaluations, newest first, without their texts and summaries."""
+    return (
+        _evaluations()
+        .filter(owner=user)
+        .defer("source", "second_source", "summary", "artifact", "roles", "selection")
+        .order_by("-created_at", "-pk")
+    )
+
+
+def cases_at(evaluation: Evaluation, indexes: Iterable[int]) -> dict[int, EvaluationCase]:
+    """The cases at `indexes` (the summary's examples), by index, in one query."""
+    wanted = sorted({i for i in indexes if isinstance(i, int)})
+    if not wanted:
+        return {}
+    rows = EvaluationCase.objects.filter(evaluation=evaluation, index__in=wanted).only(*LISTED)
+    return {case.index: case for case in rows}
+
+
+def get_case(evaluation: Evaluation, index: int) -> EvaluationCase:
+    return get_object_or_404(EvaluationCase, evaluation=evaluation, index=index)
+
+
+@dataclass(frozen=True)
+class CaseFilters:
+    """What the table shows: which cases, in which order. Every field already checked."""
+
+    sort: str = "index"
+    descending: bool = False
+    invalid: bool = False
+    low: float | None = None
+    high: float | None = None
+    problem: str = ""
+
+    @property
+    def any(self) -> bool:
+        return self.invalid or self.low is not None or self.high is not None or bool(self.problem)
+
+
+@dataclass(frozen=True)
+class CasePage:
+    cases: list[EvaluationCase]
+    number: int
+    pages: int
+    count: int
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.pages
+
+    @property
+    def first_number(self) -> int:
+        return (self.number - 1) * PAGE_SIZE + 1 if self.count else 0
+
+    @property
+    def last_number(self) -> int:
+        return min(self.number * PAGE_SIZE, self.count)
+
+
+def written_cases(evaluation: Evaluation) -> int:
+    """How many case rows the evaluation has, known without counting them: the summary's
+    count once it has one, else the worker's running count."""
+    summary = evaluation.summary or {}
+    cases = summary.get("cases")
+    return cases if isinstance(cases, int) else evaluation.done
+
+
+def case_page(evaluation: Evaluation, filters: CaseFilters, page: int) -> CasePage:
+    """One page of the evaluation's cases as `filters` picks and orders them; `page` is
+    clamped to the pages there are. Unfiltered, the count comes from the evaluation
+    row, not a COUNT over its cases; filtered, the database counts the matching rows
+    along the filter's index."""
+    rows = EvaluationCase.objects.filter(evaluation=evaluation)
+    if filters.invalid:
+        rows = rows.exclude(status="valid")
+    if filters.low is not None:
+        rows = rows.filter(score__gte=filters.low)
+    if filters.high is not None:
+        rows = rows.filter(score__lte=filters.high)
+    if filters.problem:
+        rows = rows.filter(problem=filters.problem)
+    count = rows.count() if filters.any else written_cases(evaluation)
+    pages = max(1, math.ceil(count / PAGE_SIZE))
+    number = min(max(1, page), pages)
+    order = (SORTS_DESC if filters.descending else SORTS)[filters.sort]
+    start = (number - 1) * PAGE_SIZE
+    shown = list(rows.only(*LISTED).order_by(*order)[start : start + PAGE_SIZE])
+    return CasePage(cases=shown, number=number, pages=pages, count=count)
+
+
+DOWNLOADED = (
+    "index",
+    "file_row",
+    "status",
+    "problem",
+    "exception_type",
+    "score",
+    "feedback",
+    "scores",
+    "metric_ms",
+    "run_ms",
+    "total_ms",
+    "task_usd",
+    "metric_usd",
+    "second_score",
+    "differs",
+)
+
+
+def download_rows(evaluation: Evaluation) -> Iterator[dict]:
+    """Every case of the evaluation as a dict of DOWNLOADED, in order, read from the
+    database 2000 at a time: a download never holds every case."""
+    rows = (
+        EvaluationCase.objects.filter(evaluation=evaluation).order_by("index").values(*DOWNLOADED)
+    )
+    return rows.iterator(chunk_size=2000)
