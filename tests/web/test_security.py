@@ -135,7 +135,7 @@ def test_every_url_pattern_is_covered_by_this_walk():
 
 
 # Pages of the user's own lists: no object in the path, so only the log-in is checked.
-LOGIN_ONLY = {"metric_create", "draft_list", "run_list", "models_test_again"}
+LOGIN_ONLY = {"metric_create", "draft_list", "run_list", "models_test_again", "list"}
 
 
 @pytest.mark.parametrize("name", sorted(LOGIN_ONLY))
@@ -145,6 +145,7 @@ def test_list_pages_need_a_log_in(client, name):
         "draft_list": "/en/submit/",
         "run_list": "/en/runs/",
         "models_test_again": "/en/models/test-again/",
+        "list": "/en/evaluations/",
     }
     response = client.get(path[name])
     assert response.status_code == 302
@@ -177,6 +178,13 @@ OWNED = {
     "metric_evaluate": ("get", "/en/metrics/{m}/evaluate/"),
     "metric_evaluate_upload": ("post", "/en/metrics/{m}/evaluate/upload/"),
     "draft_evaluate": ("get", "/en/submit/{d}/evaluate/"),
+    # The evaluations' own pages (their URL names are in the "evaluations" namespace).
+    "detail": ("get", "/en/evaluations/{e}/"),
+    "cancel": ("post", "/en/evaluations/{e}/cancel/"),
+    "cases": ("get", "/en/evaluations/{e}/cases/"),
+    "case": ("get", "/en/evaluations/{e}/cases/0/"),
+    "case_to_playground": ("post", "/en/evaluations/{e}/cases/0/playground/"),
+    "download": ("get", "/en/evaluations/{e}/download.csv"),
 }
 
 
