@@ -40,7 +40,7 @@ PRINTED_LIMIT = 2_000
 
 STOPPED_FAILURES = {
     "cancelled": "cancelled",
-    "load_failed": "metric_failed_to_load",
+    "load_failed": "load_failed",
     "sandbox_unavailable": "sandbox_unavailable",
     "sandbox_failed": "sandbox_failed",
 }

@@ -103,6 +103,21 @@ def failure_text(evaluation: Evaluation) -> str:
             "stage": stage,
             "reason": reason or "—",
         }
+    if code == "dataset_problem":
+        reason = words(params.get("code"), params.get("params"), family="dataset")
+        return _("The dataset's rows could not be read as this evaluation asked: %(reason)s") % {
+            "reason": reason
+        }
+    if code in ("sandbox_unavailable", "sandbox_failed"):
+        reason = words(params.get("reason"), {"detail": params.get("detail", "")}, family="sandbox")
+        return _("No case could run, because the sandbox could not be started: %(reason)s") % {
+            "reason": reason
+        }
+    if code == "time_limit":
+        return _(
+            "The evaluation reached the worker's time limit. The cases it finished are kept; "
+            "evaluate a sample of the rows to see the rest sooner."
+        )
     text = words(code, params) if code else ""
     if not text or _is_unknown(text, code):
         return _("The evaluation stopped before it finished.")

@@ -122,7 +122,7 @@ def test_two_versions_are_compared_on_the_same_outputs(owner):
 def test_a_metric_that_does_not_load_ends_it_with_the_reason(owner):
     evaluation = run(owner, make_dataset(owner, 10), source="def score(x):\n    return 1.0\n")
     assert evaluation.status == Evaluation.Status.FAILED
-    assert evaluation.failure == "metric_failed_to_load"
+    assert evaluation.failure == "load_failed"
     assert evaluation.failure_params["stage"] == "signature"
     assert evaluation.summary is not None
 
