@@ -67,6 +67,8 @@ class Channel:
         self.closed_at: float | None = None
         self.exit_report: dict | None = None
         self.done = False
+        # The events its socket is registered for, so a turn changes them only when needed.
+        self.events = selectors.EVENT_READ
 
     def send(self, frame: dict) -> None:
         self.outbox += wire.encode(frame, limit=wire.MAX_JOB_FRAME)
@@ -171,8 +173,9 @@ class CaseLoop:
                 continue
             timeout = deadline - now if timeout is None else min(timeout, deadline - now)
             events = selectors.EVENT_READ | (selectors.EVENT_WRITE if channel.outbox else 0)
-            if not channel.socket_closed:
+            if not channel.socket_closed and events != channel.events:
                 self.sel.modify(channel.ends.sock, events, ("case", channel))
+                channel.events = events
         if not self.channels:
             return
         for key, mask in self.sel.select(timeout):

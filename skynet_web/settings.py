@@ -327,8 +327,6 @@ try:
     EVALUATION_MAX_MODEL_USD = env_float("SKYNET_EVALUATION_MAX_MODEL_USD", 20.0, minimum=0.0)
     # Cases in flight at once in one evaluation (each its own process).
     EVALUATION_WINDOW = env_int("SKYNET_EVALUATION_WINDOW", 6, minimum=1, maximum=64)
-    EVALUATION_TASK_TIME_LIMIT = env_int(
-        "SKYNET_EVALUATION_TIME_LIMIT", 6 * 3600, minimum=60
-    )
+    EVALUATION_TASK_TIME_LIMIT = env_int("SKYNET_EVALUATION_TIME_LIMIT", 6 * 3600, minimum=60)
 except ConfigError as exc:
     raise SystemExit(f"Configuration error: {exc}") from None
