@@ -8,9 +8,7 @@ import io
 import re
 
 import pytest
-from django.conf.urls.i18n import i18n_patterns
-from django.http import HttpResponse
-from django.urls import NoReverseMatch, include, path, reverse
+from django.urls import reverse
 
 import dataset_files
 from checks.models import Check
@@ -19,7 +17,6 @@ from evaluations.models import Evaluation
 from evaluations.services import scaled_limits
 from messages import format_usd
 from metrics import services as metric_services
-from skynet_web import urls as project_urls
 from submissions import evaluate, rules, services
 from submissions.datasets import table_of
 from submissions.models import Dataset
@@ -47,35 +44,6 @@ ROLES = {"ticket_id": "ignore", "question": "input", "label": "output", "output"
 
 
 # -- the evaluation's own page ----------------------------------------------------
-
-
-# The page an evaluation is followed on (evaluations:detail) belongs to evaluations.urls.
-# Where that is not among the project's URLs yet, this module is the URLconf: the
-# project's, and a page of that name, so where a start redirects and the link to a
-# draft's latest evaluation are checked either way.
-def _evaluation_page(request, pk):
-    return HttpResponse(f"evaluation {pk}")
-
-
-urlpatterns = [
-    *project_urls.urlpatterns,
-    *i18n_patterns(
-        path(
-            "",
-            include(
-                ([path("evaluations/<int:pk>/", _evaluation_page, name="detail")], "evaluations")
-            ),
-        )
-    ),
-]
-
-
-@pytest.fixture(autouse=True)
-def _evaluation_pages(settings):
-    try:
-        reverse("evaluations:detail", args=[1])
-    except NoReverseMatch:
-        settings.ROOT_URLCONF = __name__
 
 
 def detail_url(evaluation: Evaluation) -> str:
