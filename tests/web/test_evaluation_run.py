@@ -173,3 +173,40 @@ def test_a_draft_evaluation_runs_the_artifact_and_scores_what_it_returned(owner)
     assert cases[0].score == 1.0 and cases[0].case["output"] == "'billing'"
     assert cases[1].score == 0.0 and cases[1].run_ms is not None
     assert cases[1].detail["run"]["status"] == "ok"
+
+
+JUDGE = """
+from skynet import llm
+
+
+def score(input, output, expected=None):
+    verdict = llm("Judge: " + output)
+    return (1.0 if verdict.startswith("PASS") else 0.0), {"feedback": verdict}
+"""
+
+
+def test_the_worker_measures_each_cases_task_and_metric_model_cost(owner, session_models):
+    from contract.artifacts import Artifact
+
+    program = Artifact.python(
+        "from skynet import llm\n\n\ndef run(artifact, input):\n"
+        "    return llm('Answer: ' + input['question'])\n"
+    )
+    evaluation = run(
+        owner,
+        make_dataset(owner, 5),
+        source=JUDGE,
+        artifact=program,
+        recorded_column="",
+        task_model="openai/test-gpt",
+        metric_model="openai/test-gpt",
+    )
+    assert evaluation.status == Evaluation.Status.DONE, evaluation.failure_params
+    cases = list(EvaluationCase.objects.filter(evaluation=evaluation))
+    assert len(cases) == 5
+    # One call each, priced from the catalogue ($2 in, $8 out a million tokens).
+    assert all(c.model_calls == 2 and c.task_usd > 0 and c.metric_usd > 0 for c in cases)
+    cost = evaluation.summary["cost"]
+    assert cost["model_calls_total"] == 10
+    assert cost["task_usd_total"] == pytest.approx(sum(c.task_usd for c in cases))
+    assert evaluation.progress["model_calls"] == 10
