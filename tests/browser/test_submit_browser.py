@@ -9,6 +9,7 @@ import zipfile
 import pytest
 
 from metrics import services as metric_services
+from evaluations.models import Evaluation
 from submissions.models import Run
 from tests.browser.conftest import log_in
 from tests.web.test_submit_wizard import CSV, LABEL_METRIC
@@ -131,6 +132,18 @@ def test_every_step_to_a_submitted_run(
     assert page.locator("table.cases tbody tr.case-valid").count() == 3
     assert "run():" in page.inner_text("table.cases")
     screenshot(page, "submit-en-5-check")
+
+    # The whole dataset, each case run through the program and its task model first.
+    page.click("#evaluate-draft")
+    page.wait_for_selector("#start-evaluation")
+    page.check("input[name=split][value=all]")
+    page.click("#start-evaluation")
+    page.wait_for_selector("#scores .histogram-chart", timeout=90_000)
+    evaluation = Evaluation.objects.get()
+    assert evaluation.done == 10 and evaluation.summary["cost"]["task_usd_total"] > 0
+    screenshot(page, "submit-en-5b-evaluation")
+    page.goto(f"{live_server.url}/en/submit/{evaluation.draft_id}/check/")
+    page.wait_for_selector("a#to-review")
     page.click("a#to-review")
 
     # 6. Review and submit.
@@ -141,6 +154,10 @@ def test_every_step_to_a_submitted_run(
         page.click("a[href$='bundle.zip']")
     names = zipfile.ZipFile(io.BytesIO(open(download.value.path(), "rb").read())).namelist()
     assert "metric.py" in names and "run.json" in names
+    # The projection from that evaluation: task model measured, reflection priced.
+    projection = page.inner_text("#projection")
+    assert f"From evaluation {evaluation.pk}, of 10 cases." in projection
+    assert "$" in projection
     screenshot(page, "submit-en-6-review")
     page.click("#submit-run")
     page.wait_for_selector("#run-status")
