@@ -12,25 +12,10 @@ import json
 from collections.abc import Iterable, Iterator
 
 from dataset_files import safe_cell
+from evaluations import selectors
 
 # The file's columns; "row" is the row or line of the dataset file the case came from.
-COLUMNS = (
-    "index",
-    "row",
-    "status",
-    "problem",
-    "exception_type",
-    "score",
-    "feedback",
-    "scores",
-    "metric_ms",
-    "run_ms",
-    "total_ms",
-    "task_usd",
-    "metric_usd",
-    "second_score",
-    "differs",
-)
+COLUMNS = tuple("row" if name == "file_row" else name for name in selectors.DOWNLOADED)
 CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -130,19 +129,10 @@ def _metric_evaluate_upload(
     request: HttpRequest, pk: int, limit: uploads.SizeLimitHandler
 ) -> HttpResponse:
     metric = metric_selectors.get_metric_for_user(request.user, pk)
-    try:
-        upload = UploadForm(request.POST, request.FILES)
-        valid = upload.is_valid()
-    except RequestDataTooBig:
-        return _upload_failed(request, metric, _("The upload is too large."))
-    if limit.refused_size is not None:
-        message = words(
-            "too_large",
-            {"size": limit.refused_size, "limit": dataset_files.MAX_BYTES},
-            family="dataset",
-        )
-        return _upload_failed(request, metric, message)
-    if not valid:
+    upload, refused = uploads.read_upload(request, limit)
+    if upload is None:
+        return _upload_failed(request, metric, refused)
+    if not upload.is_valid():
         return _metric_page(request, metric, upload=upload, status=400)
     file = upload.cleaned_data["file"]
     try:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import RequestDataTooBig
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.utils.translation import gettext as _
+
+import dataset_files
+from messages import words
 
 # Past this request size the rest of a refused body is left unread (the connection is
 # closed) rather than read and dropped.
@@ -44,3 +49,20 @@ class SizeLimitHandler(FileUploadHandler):
 
     def file_complete(self, file_size: int) -> None:
         return None  # the file is the next handler's to make
+
+
+def read_upload(request, limit: SizeLimitHandler):
+    """The upload form bound to the request, and why the upload was refused before any
+    field could be checked (too large), in words: (form, None) or (None, message). The
+    wizard's dataset step and an evaluation's upload read the file the same way."""
+    from submissions.forms import UploadForm
+
+    try:
+        upload = UploadForm(request.POST, request.FILES)
+        upload.is_valid()
+    except RequestDataTooBig:
+        return None, _("The upload is too large.")
+    if limit.refused_size is not None:
+        params = {"size": limit.refused_size, "limit": dataset_files.MAX_BYTES}
+        return None, words("too_large", params, family="dataset")
+    return upload, None

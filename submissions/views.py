@@ -10,7 +10,6 @@ import io
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import RequestDataTooBig
 from django.http import (
     FileResponse,
     Http404,
@@ -202,19 +201,10 @@ def _dataset_upload(request: HttpRequest, pk: int, limit: uploads.SizeLimitHandl
     draft = selectors.get_draft_for_user(request.user, pk)
     if draft.submitted:
         raise Http404
-    try:
-        upload = UploadForm(request.POST, request.FILES)
-        valid = upload.is_valid()
-    except RequestDataTooBig:
-        return _upload_failed(request, draft, _("The upload is too large."))
-    if limit.refused_size is not None:
-        message = words(
-            "too_large",
-            {"size": limit.refused_size, "limit": dataset_files.MAX_BYTES},
-            family="dataset",
-        )
-        return _upload_failed(request, draft, message)
-    if not valid:
+    upload, refused = uploads.read_upload(request, limit)
+    if upload is None:
+        return _upload_failed(request, draft, refused)
+    if not upload.is_valid():
         return _render_step(
             request, draft, "dataset", form=_form_for(draft, "dataset"), upload=upload, status=400
         )
