@@ -144,8 +144,14 @@ class MetricEvaluateForm(RowsForm):
     """The playground's second step, for one dataset: the version, a role per column, the
     column of recorded outputs, the rows, and whether to score each case twice."""
 
+    # The page shows the version first, above the dataset's own forms: its select belongs
+    # to this form by the form attribute (templates/submissions/_evaluate_version.html).
     version = VersionField(
-        label=_("Metric version"), queryset=MetricVersion.objects.none(), empty_label=None
+        label=_("Metric version"),
+        queryset=MetricVersion.objects.none(),
+        empty_label=None,
+        help_text=_("The saved code that scores the recorded outputs; the newest comes first."),
+        widget=forms.Select(attrs={"form": "evaluate-form"}),
     )
     recorded_column = forms.ChoiceField(
         label=_("The column that holds the recorded outputs"),

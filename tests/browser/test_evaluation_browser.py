@@ -34,6 +34,32 @@ def no_horizontal_scroll(page) -> bool:
     return page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
+def start_in_spanish_on_a_phone(browser, live_server, url: str, screenshot) -> None:
+    """The same start page at a phone's width: no sideways scroll, and the settings only a
+    split, a sample or a comparison uses show only once it is chosen (CSS alone)."""
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, locale="es-ES")
+    small = phone.new_page()
+    try:
+        log_in(small, live_server, "alice", "alice-pass-123", language="es")
+        small.goto(url.replace("/en/", "/es/", 1))
+        small.wait_for_selector("#start-evaluation")
+        assert small.get_attribute("html", "lang") == "es"
+        assert not small.is_visible(".split-settings")
+        assert small.is_visible("input[name=sample]")
+        assert not small.is_visible("select[name=second_version]")
+        assert no_horizontal_scroll(small)
+        screenshot(small, "evaluation-es-phone-start")
+        small.check("input[name=split][value=train]")
+        small.check("input[name=count][value=every]")
+        small.check("input[name=second][value=compare]")
+        assert small.is_visible(".split-settings")
+        assert not small.is_visible("input[name=sample]")
+        assert small.is_visible("select[name=second_version]")
+        assert no_horizontal_scroll(small)
+    finally:
+        phone.close()
+
+
 def test_a_metric_evaluated_from_the_playground_reads_in_english_and_hindi(
     page, browser, live_server, django_user_model, celery_worker_process, screenshot, tmp_path
 ):
@@ -51,6 +77,7 @@ def test_a_metric_evaluated_from_the_playground_reads_in_english_and_hindi(
     # the recorded outputs.
     assert page.input_value("select[name=recorded_column]") == "output"
     screenshot(page, "evaluation-en-1-start")
+    start_in_spanish_on_a_phone(browser, live_server, page.url, screenshot)
     page.click("#start-evaluation")
     page.wait_for_selector("#scores .histogram-chart", timeout=90_000)
     evaluation = Evaluation.objects.get(owner=owner)
