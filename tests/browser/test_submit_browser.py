@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from metrics import services as metric_services
 from evaluations.models import Evaluation
+from metrics import services as metric_services
 from submissions.models import Run
 from tests.browser.conftest import log_in
 from tests.web.test_submit_wizard import CSV, LABEL_METRIC
