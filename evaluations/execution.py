@@ -26,8 +26,9 @@ from contract.evaluation import Scored, differs, digest, evaluate, feedback_kind
 from contract.results import CaseResult
 from dataset_files import DatasetError, case_of_row, role_columns
 from dataset_files.table import Table
+from evaluations import stored_rows
 from evaluations.models import Evaluation, EvaluationCase
-from evaluations.selection import select_rows
+from evaluations.selection import select_rows_of
 
 logger = logging.getLogger(__name__)
 
@@ -279,19 +280,32 @@ def execute_evaluation(evaluation_id: int) -> None:
         logger.info("evaluation %s is not queued; ignoring a duplicate delivery", evaluation_id)
         return
     evaluation = (
-        Evaluation.objects.select_related("dataset").defer("dataset__raw").get(pk=evaluation_id)
+        Evaluation.objects.select_related("dataset")
+        .defer("dataset__raw", "dataset__rows", "dataset__preview")
+        .get(pk=evaluation_id)
     )
     dataset = evaluation.dataset
-    table = Table(
-        columns=list(dataset.columns),
-        rows=dataset.rows,
-        format=dataset.format,
-        encoding=dataset.encoding,
-        row_numbers=dataset.row_numbers,
-    )
+    # The rows as text, decoded one at a time (evaluations.stored_rows), never all at once.
+    text = stored_rows.rows_text(Evaluation._meta.get_field("dataset").related_model, dataset.pk)
+    columns = list(dataset.columns)
+
+    def split_column_table() -> Table:
+        column = evaluation.selection.get("column", "")
+        cells = [{column: row.get(column)} for row in stored_rows.iter_rows(text)]
+        return Table(
+            columns=columns,
+            rows=cells,
+            format=dataset.format,
+            encoding=dataset.encoding,
+            row_numbers=dataset.row_numbers,
+        )
+
     try:
-        rows = select_rows(table, evaluation.selection)
-        inputs, outputs = role_columns(table, evaluation.roles)
+        rows = sorted(select_rows_of(dataset.row_count, evaluation.selection, split_column_table))
+        inputs, outputs = role_columns(
+            Table(columns=columns, rows=[], format=dataset.format, encoding=dataset.encoding),
+            evaluation.roles,
+        )
     except DatasetError as exc:
         _finish(
             evaluation_id,
@@ -305,8 +319,8 @@ def execute_evaluation(evaluation_id: int) -> None:
     recorded = evaluation.recorded_column or None
 
     def cases():
-        for row in rows:
-            yield Case(**case_of_row(table.rows[row], inputs, outputs, recorded))
+        for _, row in stored_rows.pick(stored_rows.iter_rows(text), rows):
+            yield Case(**case_of_row(row, inputs, outputs, recorded))
 
     cancel = Cancel()
     if evaluation.cancel_requested:

@@ -210,3 +210,27 @@ def test_the_worker_measures_each_cases_task_and_metric_model_cost(owner, sessio
     assert cost["model_calls_total"] == 10
     assert cost["task_usd_total"] == pytest.approx(sum(c.task_usd for c in cases))
     assert evaluation.progress["model_calls"] == 10
+
+
+def test_a_split_named_by_a_column_is_read_from_the_stored_rows(owner):
+    from submissions.services import dataset_create
+
+    lines = ["question,label,output,split"]
+    lines += [f"q{i},billing,billing,{'test' if i % 3 == 0 else 'train'}" for i in range(30)]
+    dataset = dataset_create(owner=owner, filename="s.csv", data="\n".join(lines).encode())
+    selection = default_selection(split="test", mode="column", column="split")
+    evaluation = run(owner, dataset, selection=selection, total=10)
+    assert evaluation.status == Evaluation.Status.DONE and evaluation.done == 10
+    rows = EvaluationCase.objects.filter(evaluation=evaluation).order_by("index")
+    assert list(rows.values_list("row", flat=True)) == list(range(0, 30, 3))
+    assert rows[1].case["input"] == {"question": "q3"}
+
+
+def test_stored_rows_are_decoded_one_at_a_time_in_order():
+    from evaluations.stored_rows import iter_rows, pick
+
+    text = '[{"a": 1}, {"a": [2, ", ]"]},\n {"a": "x"} ]'
+    assert list(iter_rows(text)) == [{"a": 1}, {"a": [2, ", ]"]}, {"a": "x"}]
+    assert list(iter_rows("[]")) == [] and list(iter_rows(" [ ] ")) == []
+    assert list(pick(iter_rows(text), [0, 2])) == [(0, {"a": 1}), (2, {"a": "x"})]
+    assert list(pick(iter_rows(text), [])) == []
