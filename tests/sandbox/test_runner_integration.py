@@ -65,7 +65,8 @@ def test_metric_sees_no_secrets_files_or_network(cfg, no_leftovers, monkeypatch)
     )
     result = engine.run_check(source, timeout_s=2, sandbox_config=cfg).to_dict()
     text = json.dumps(result)
-    assert "4711" not in text
+    # The planted words, not their digits: a timing such as 1.34711 ms may hold those.
+    assert "planted" not in text
     case = result["cases"][0]
     # The dict comes back inside a repr (quotes escaped once more): undo that to read it.
     feedback = (case["feedback"] or case["repr"]).replace("\\'", "'")
