@@ -8,7 +8,7 @@ import socket
 from django.conf import settings
 from django.utils import timezone
 
-from checks import heartbeats, model_choices, notify, sandbox_pool
+from checks import gateways, heartbeats, model_choices, notify, sandbox_pool
 from checks.models import Check, FeedbackReview
 
 logger = logging.getLogger(__name__)
@@ -98,28 +98,11 @@ def execute_check(check_id: int) -> None:
     notify.check_changed(check_id)
 
 
-def _gateway_or_refusal(make):
-    """(gateway, its per-case handler factory) from make(); (None, None) when no model is
-    chosen. A choice that stopped being usable (a key removed from the server) reaches the
-    user's code as a model_error saying so, rather than failing the whole check."""
-    from providers.catalogue import ModelChoiceError
-    from providers.gateway import refusing_handler
-
-    try:
-        gateway = make()
-    except ModelChoiceError as exc:
-        handler = refusing_handler(exc.code, exc.message)
-        return None, lambda index: handler
-    if gateway is None:
-        return None, None
-    return gateway, gateway.for_case
-
-
 def _model_gateway(check: Check):
     """The metric model for this check's llm() calls (docs: else the reflection model)."""
     from providers.gateway import gateway_for_check
 
-    return _gateway_or_refusal(
+    return gateways.gateway_or_refusal(
         lambda: gateway_for_check(
             model_choices.catalogue(),
             metric_model=check.metric_model or None,
@@ -132,19 +115,7 @@ def _model_gateway(check: Check):
 
 def _task_gateway(check: Check):
     """The task model for the artifact's llm() calls (a wizard check only)."""
-    from providers.gateway import ModelGateway
-
-    if not check.artifact or not check.task_model:
-        return None, None
-    found = model_choices.catalogue()
-    return _gateway_or_refusal(
-        lambda: ModelGateway(
-            found.resolve(check.task_model),
-            env=found.env,
-            limits=model_choices.limits(),
-            timeout_s=settings.MODEL_TIMEOUT_S,
-        )
-    )
+    return gateways.gateway_to(check.task_model if check.artifact else "", model_choices.limits())
 
 
 def check_finish_failed(check_id: int, failure: str) -> None:

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from checks import heartbeats, model_choices, sandbox_pool
+from checks import gateways, heartbeats, sandbox_pool
 from contract.cancel import Cancel
 from contract.cases import Case
 from contract.evaluation import Scored, differs, digest, evaluate, feedback_kind
@@ -29,6 +29,7 @@ from dataset_files.table import Table
 from evaluations import stored_rows
 from evaluations.models import Evaluation, EvaluationCase
 from evaluations.selection import select_rows_of
+from providers.budget import Limits
 
 logger = logging.getLogger(__name__)
 
@@ -239,30 +240,6 @@ class Writer:
             self.stop.set()
 
 
-def _gateway(model_id: str, limits: dict):
-    """A gateway to `model_id` held to `limits`; (None, None) without a model, and a
-    handler that refuses with the reason when the choice is no longer usable."""
-    from providers.budget import Limits
-    from providers.catalogue import ModelChoiceError
-    from providers.gateway import ModelGateway, refusing_handler
-
-    if not model_id:
-        return None, None
-    found = model_choices.catalogue()
-    try:
-        model = found.resolve(model_id)
-    except ModelChoiceError as exc:
-        handler = refusing_handler(exc.code, exc.message)
-        return None, lambda index: handler
-    gateway = ModelGateway(
-        model,
-        env=found.env,
-        limits=Limits(**limits),
-        timeout_s=settings.MODEL_TIMEOUT_S,
-    )
-    return gateway, gateway.for_case
-
-
 def _finish(evaluation_id: int, **fields) -> None:
     """End the row with its summary, in one write: a page never sees it final without."""
     from evaluations.summary import summarize
@@ -326,12 +303,14 @@ def execute_evaluation(evaluation_id: int) -> None:
     if evaluation.cancel_requested:
         cancel.set()
     writer = Writer(evaluation, rows, list(dataset.row_numbers), cancel)
-    metric_gateway, metric_for = _gateway(
-        evaluation.metric_model or evaluation.reflection_model, evaluation.limits
+    limits = Limits(**evaluation.limits)
+    # The metric model, else the reflection model (the docs' rule, as for a check).
+    metric_gateway, metric_for = gateways.gateway_to(
+        evaluation.metric_model or evaluation.reflection_model, limits
     )
     task_gateway, task_for = (None, None)
     if evaluation.artifact:
-        task_gateway, task_for = _gateway(evaluation.task_model, evaluation.limits)
+        task_gateway, task_for = gateways.gateway_to(evaluation.task_model, limits)
     writer.forget = [g.cases for g in (metric_gateway, task_gateway) if g is not None]
     artifact = evaluation.artifact_value
     try:
