@@ -110,5 +110,10 @@ def test_a_metric_evaluated_from_the_playground_reads_in_english_and_hindi(
         small.wait_for_selector("#scores .histogram-chart")
         assert no_horizontal_scroll(small)
         screenshot(small, "evaluation-hi-phone-results")
+        # Spanish has the longest labels: the summaries' terms wrap rather than widen it.
+        small.goto(f"{live_server.url}/es/evaluations/{evaluation.pk}/")
+        small.wait_for_selector("#feedback dl.summary")
+        assert no_horizontal_scroll(small)
+        screenshot(small, "evaluation-es-phone-results")
     finally:
         phone.close()
