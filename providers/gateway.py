@@ -115,10 +115,12 @@ class ModelGateway:
         limits: Limits,
         timeout_s: float,
         retry: RetryPolicy | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.model = model
         self.env = env
-        self.budget = Budget(limits)
+        # A run's three models share one Budget, so their dollars add up to one cap.
+        self.budget = budget if budget is not None else Budget(limits)
         self.timeout_s = timeout_s
         self.client = ProviderClient(
             model, api_key=_api_key(model, env), env=env, timeout_s=timeout_s, retry=retry

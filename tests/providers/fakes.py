@@ -8,8 +8,8 @@ body when it is wrong; Anthropic also needs max_tokens. Every request is recorde
 the output cap it carried (`Request.output_cap`). Replies come from `script` (one Reply
 per request, in order; a Reply with `when` set is kept for the first request whose user
 message contains that text, so cases that run at once each get their own) and, when that
-is empty, from the judge: "PASS ..." when the user message contains "Answer: Paris",
-else "FAIL ...". The judge's usage never reports more output tokens than the cap, as a
+is empty, from `respond(request)` when it is set, else the judge: "PASS ..." when the user
+message contains "Answer: Paris", else "FAIL ...". The judge's usage never reports more output tokens than the cap, as a
 real provider's; with `worst_case` set it reports the most a provider could: output
 tokens equal to the cap, and input tokens equal to the client's bound
 (Request.most_input_tokens).
@@ -135,6 +135,8 @@ class FakeProvider:
         self.requests: list[Request] = []
         self.script: deque[Reply] = deque()
         self.worst_case = False
+        # When set, answers what the script does not: respond(request) -> the reply's text.
+        self.respond = None
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
@@ -173,7 +175,7 @@ class FakeProvider:
         reply = scripted or Reply()
         body_out = reply.body
         if body_out is None:
-            text = judge(request.user)
+            text = self.respond(request) if self.respond is not None else judge(request.user)
             used_in, used_out = self._usage(request, reply)
             make = anthropic_reply if anthropic else openai_reply
             body_out = make(text, used_in, used_out, body.get("model", ""))

@@ -1,0 +1,152 @@
+"""One GEPA run through gepa's core API (`gepa.optimize`), never optimize_anything's
+defaults (which would pick a model and a litellm client of their own).
+
+The candidate has one component, "artifact": a prompt template, or the artifact text a
+Python program's run(artifact, input) receives. The seed is the submitted one. gepa's
+`run_dir` holds its checkpoint (`gepa_state.bin`, saved before every iteration): called
+again with the same run_dir, gepa resumes from it. `cache_evaluation` stays off and
+`raise_on_exception` on: in gepa 0.1.4 the cache mixes up objective scores and a
+swallowed exception would score the candidate as if nothing happened.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from contract.cancel import Cancel
+from optimizer.adapter import COMPONENT, MetricFailed, RunStopped, SandboxAdapter, SandboxFailed
+from optimizer.models import BudgetReached, ProviderFailed, ReflectionModel
+from optimizer.progress import Progress, Sink
+from optimizer.stoppers import CancelStopper, SpendStopper, WatchStopper
+
+STOP_FILE = "gepa.stop"
+
+
+@dataclass
+class Outcome:
+    """How the run ended. `ended`: "finished" (a budget or a stop reached: `reason` is
+    "metric_calls", "usd_budget", "stop_file"), "cancelled", "paused" (resumable:
+    `reason` "provider_failed" or "sandbox_unavailable") or "failed" ("metric_failed")."""
+
+    ended: str
+    reason: str
+    params: dict = field(default_factory=dict)
+
+
+@dataclass
+class RunSpec:
+    """What one run optimizes, and with what."""
+
+    source: str
+    kind: str  # "prompt" | "python"
+    seed_text: str
+    trainset: list[dict]
+    valset: list[dict]
+    max_metric_calls: int
+    run_dir: str
+    program_source: str = ""
+    timeout_s: float = 10.0
+    window: int = 6
+    minibatch_size: int = 3
+    seed: int = 0
+
+
+def run_gepa(
+    spec: RunSpec,
+    *,
+    sandboxes,
+    budget,
+    reflection: ReflectionModel,
+    watch,
+    sink: Sink,
+    metric_for=None,
+    task_for=None,
+    forget=None,
+    cancel: Cancel | None = None,
+    every_s: float = 1.0,
+) -> tuple[Outcome, Progress]:
+    """Optimize spec's seed until a stop; (how it ended, the progress it recorded)."""
+    import gepa
+
+    cancel = cancel or Cancel()
+    adapter = SandboxAdapter(
+        source=spec.source,
+        kind=spec.kind,
+        program_source=spec.program_source,
+        seed_text=spec.seed_text,
+        sandboxes=sandboxes,
+        timeout_s=spec.timeout_s,
+        metric_for=metric_for,
+        task_for=task_for,
+        forget=forget,
+        watch=watch,
+        window=spec.window,
+        cancel=cancel,
+    )
+
+    def spend() -> dict:
+        return {
+            "task_usd": adapter.spend.task.cost_usd,
+            "metric_usd": adapter.spend.metric.cost_usd,
+            "reflection_usd": reflection.total_cost,
+            "task_calls": adapter.spend.task.model_calls,
+            "metric_calls": adapter.spend.metric.model_calls,
+            "reflection_calls": reflection.usage.model_calls,
+            "total_usd": budget.usd,
+            "max_usd": budget.limits.max_usd,
+        }
+
+    progress = Progress(
+        sink, adapter, spend=spend, max_metric_calls=spec.max_metric_calls, every_s=every_s
+    )
+    stop_cancel = CancelStopper(cancel)
+    stop_spend = SpendStopper(budget, watch)
+    os.makedirs(spec.run_dir, exist_ok=True)
+    try:
+        gepa.optimize(
+            seed_candidate={COMPONENT: spec.seed_text},
+            trainset=spec.trainset,
+            valset=spec.valset,
+            adapter=adapter,
+            reflection_lm=reflection,
+            max_metric_calls=spec.max_metric_calls,
+            stop_callbacks=[stop_cancel, stop_spend, WatchStopper(watch)],
+            reflection_minibatch_size=spec.minibatch_size,
+            run_dir=spec.run_dir,
+            callbacks=[progress],
+            track_best_outputs=False,
+            display_progress_bar=False,
+            cache_evaluation=False,
+            raise_on_exception=True,
+            seed=spec.seed,
+        )
+    except RunStopped:
+        progress.flush(force=True)
+        return Outcome("cancelled", "cancelled"), progress
+    except BudgetReached as exc:
+        progress.flush(force=True)
+        return Outcome("finished", "usd_budget", {"message": exc.message}), progress
+    except ProviderFailed as exc:
+        progress.flush(force=True)
+        params = {"role": exc.role, "code": exc.code, "message": exc.message}
+        return Outcome("paused", "provider_failed", params), progress
+    except SandboxFailed as exc:
+        progress.flush(force=True)
+        params = {"reason": exc.reason, "detail": exc.detail}
+        return Outcome("paused", "sandbox_unavailable", params), progress
+    except MetricFailed as exc:
+        progress.flush(force=True)
+        return Outcome("failed", "metric_failed", exc.params), progress
+    progress.flush(force=True)
+    if watch.failed is not None:
+        failed = watch.failed
+        params = {"role": failed.role, "code": failed.code, "message": failed.message}
+        return Outcome("paused", "provider_failed", params), progress
+    if stop_cancel.fired:
+        return Outcome("cancelled", "cancelled"), progress
+    if stop_spend.fired:
+        return Outcome("finished", "usd_budget"), progress
+    if os.path.exists(os.path.join(spec.run_dir, STOP_FILE)):
+        return Outcome("finished", "stop_file"), progress
+    return Outcome("finished", "metric_calls"), progress

@@ -1,0 +1,47 @@
+"""The run's stops besides gepa's own (its metric-call budget, and the `gepa.stop` file
+in the run directory): the user's Cancel, and the run's dollar budget across its three
+models. gepa asks each stopper before every iteration; `fired` says which one stopped it."""
+
+from __future__ import annotations
+
+from contract.cancel import Cancel
+from optimizer.models import ProviderWatch
+from providers.budget import Budget
+
+# Below this many dollars left, no model call can be made that is worth making.
+USD_EPSILON = 1e-6
+
+
+class CancelStopper:
+    def __init__(self, cancel: Cancel) -> None:
+        self.cancel = cancel
+        self.fired = False
+
+    def __call__(self, state: object) -> bool:
+        self.fired = self.fired or self.cancel.is_set()
+        return self.fired
+
+
+class SpendStopper:
+    """Stops once the shared Budget's dollars are spent, or a call was refused for them:
+    gepa's max_reflection_cost covers the reflection model alone."""
+
+    def __init__(self, budget: Budget, watch: ProviderWatch) -> None:
+        self.budget = budget
+        self.watch = watch
+        self.fired = False
+
+    def __call__(self, state: object) -> bool:
+        left = self.budget.limits.max_usd - self.budget.usd
+        self.fired = self.fired or left <= USD_EPSILON or self.watch.refused_for_budget
+        return self.fired
+
+
+class WatchStopper:
+    """Stops once a model's provider kept failing (models.ProviderWatch)."""
+
+    def __init__(self, watch: ProviderWatch) -> None:
+        self.watch = watch
+
+    def __call__(self, state: object) -> bool:
+        return self.watch.failed is not None
