@@ -33,30 +33,32 @@ def _redis() -> redis.Redis:
         return _client
 
 
-def channel(check_id: int) -> str:
-    return f"skynet:check:{check_id}"
+def channel(check_id: int, kind: str = "check") -> str:
+    return f"skynet:{kind}:{check_id}"
 
 
-def check_changed(check_id: int) -> None:
-    """Tell any waiting page that the check's row changed (never raises)."""
+def check_changed(check_id: int, kind: str = "check") -> None:
+    """Tell any waiting page that the row changed (never raises). `kind` names the rows
+    of another app that use the same channels ("run")."""
     try:
-        _redis().publish(channel(check_id), b"1")
+        _redis().publish(channel(check_id, kind), b"1")
     except (redis.RedisError, OSError):
-        logger.warning("could not publish the change of check %s", check_id, exc_info=True)
+        logger.warning("could not publish the change of %s %s", kind, check_id, exc_info=True)
 
 
 class Waiter:
     """Subscribe before reading the row, so a change between the read and the wait is
     not missed: `with Waiter(id) as waiter: read...; waiter.wait(seconds)`."""
 
-    def __init__(self, check_id: int) -> None:
+    def __init__(self, check_id: int, kind: str = "check") -> None:
         self.check_id = check_id
+        self.kind = kind
         self.pubsub = None
 
     def __enter__(self) -> Waiter:
         try:
             self.pubsub = _redis().pubsub(ignore_subscribe_messages=True)
-            self.pubsub.subscribe(channel(self.check_id))
+            self.pubsub.subscribe(channel(self.check_id, self.kind))
         except (redis.RedisError, OSError):
             logger.warning("waiting for check %s by polling", self.check_id, exc_info=True)
             self.pubsub = None

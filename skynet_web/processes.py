@@ -17,10 +17,12 @@ from pathlib import Path
 PR_SET_PDEATHSIG = 1
 
 
-# The queues (settings.CELERY_TASK_ROUTES): checks and reviews, and the evaluations, which
-# run for minutes or hours and so get workers of their own, never holding up a check.
+# The queues (settings.CELERY_TASK_ROUTES): checks and reviews; the evaluations, which
+# run for minutes or hours; and the optimization runs, which run for hours. The last two
+# get workers of their own, never holding up a check.
 CHECK_QUEUE = "celery"
 EVALUATION_QUEUE = "evaluations"
+RUN_QUEUE = "runs"
 
 
 def celery_worker_argv(
@@ -28,7 +30,7 @@ def celery_worker_argv(
     concurrency: int = 1,
     name: str | None = None,
     quiet: bool = False,
-    queues: tuple[str, ...] = (CHECK_QUEUE, EVALUATION_QUEUE),
+    queues: tuple[str, ...] = (CHECK_QUEUE, EVALUATION_QUEUE, RUN_QUEUE),
 ) -> list[str]:
     """The command line of a worker of this project's Celery app, taking tasks from
     `queues` (by default every queue: one worker for a test or a benchmark).

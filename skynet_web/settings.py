@@ -28,6 +28,8 @@ from skynet_web.private_files import private_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
+# gepa's run directories (var/runs/<id>/): its log and the checkpoint it resumes from.
+RUNS_DIR = VAR_DIR / "runs"
 # The Redis server that `manage.py serve` starts when REDIS_URL is unset listens here.
 EMBEDDED_REDIS_SOCKET = VAR_DIR / "redis.sock"
 
@@ -95,6 +97,7 @@ INSTALLED_APPS = [
     "checks",
     "submissions",
     "evaluations",
+    "optimizations",
     "docs_site",
     # The project itself: sign-up and log-in, /healthz, the language middleware and `serve`.
     "skynet_web",
@@ -276,7 +279,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # Evaluations run for minutes or hours: a queue of their own, served by workers of their
 # own (`serve` starts one; README, "Running it for real"), so checks never wait behind one.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_ROUTES = {"evaluations.run": {"queue": "evaluations"}}
+# Optimization runs take hours: the "runs" queue, with workers of its own
+# (`celery -A skynet_web worker -Q runs`), which may sit on many machines.
+CELERY_TASK_ROUTES = {
+    "evaluations.run": {"queue": "evaluations"},
+    "runs.run": {"queue": "runs"},
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -328,5 +336,12 @@ try:
     # Cases in flight at once in one evaluation (each its own process).
     EVALUATION_WINDOW = env_int("SKYNET_EVALUATION_WINDOW", 6, minimum=1, maximum=64)
     EVALUATION_TASK_TIME_LIMIT = env_int("SKYNET_EVALUATION_TIME_LIMIT", 6 * 3600, minimum=60)
+    # Optimization runs: how long one worker may hold a run before it pauses (Resume goes
+    # on from its checkpoint), how many times a run lost with its worker is taken up again
+    # before it fails, the most dollars a run's budget may be, and cases in flight at once.
+    RUN_TASK_TIME_LIMIT = env_int("SKYNET_RUN_TIME_LIMIT", 24 * 3600, minimum=60)
+    RUN_MAX_ATTEMPTS = env_int("SKYNET_RUN_MAX_ATTEMPTS", 5, minimum=1)
+    RUN_MAX_USD = env_float("SKYNET_RUN_MAX_USD", 500.0, minimum=0.01)
+    RUN_WINDOW = env_int("SKYNET_RUN_WINDOW", 6, minimum=1, maximum=64)
 except ConfigError as exc:
     raise SystemExit(f"Configuration error: {exc}") from None

@@ -17,6 +17,7 @@ urlpatterns = [
 urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
     path("accounts/", include("skynet_web.account_urls")),
+    path("", include("optimizations.urls")),
     path("", include("submissions.urls")),
     path("", include("metrics.urls")),
     path("", include("checks.urls")),

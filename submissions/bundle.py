@@ -61,7 +61,14 @@ def _runtime_dir() -> Path:
     return Path(RUNTIME_DIR) / "skynet"
 
 
-def build(*, config: dict, metric_source: str, dataset: Dataset, check: Check) -> bytes:
+def build(
+    *,
+    config: dict,
+    metric_source: str,
+    dataset: Dataset,
+    check: Check,
+    result: dict | None = None,
+) -> bytes:
     columns = config["dataset"]["columns"]
     inputs = [name for name, role in columns.items() if role == "input"]
     outputs = [name for name, role in columns.items() if role == "output"]
@@ -89,6 +96,13 @@ def build(*, config: dict, metric_source: str, dataset: Dataset, check: Check) -
                 "projection.json",
                 json.dumps(config["projection"], ensure_ascii=False, indent=2) + "\n",
             )
+        # A run that found something: its best candidate, scores, spend and lineage.
+        if result is not None:
+            archive.writestr("result.json", json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+            best = (result.get("best") or {}).get("text")
+            if best is not None:
+                name = "best-prompt.txt" if artifact["kind"] == "prompt" else "best-artifact.txt"
+                archive.writestr(name, best)
         if artifact["kind"] == "prompt":
             archive.writestr("prompt.txt", artifact["content"])
         else:
@@ -109,6 +123,7 @@ def for_run(run: Run) -> bytes:
         metric_source=run.metric_source,
         dataset=run.dataset,
         check=run.contract_check,
+        result=run.result,
     )
 
 

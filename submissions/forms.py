@@ -4,6 +4,7 @@ saved values again when a later step reads them (submissions.rules)."""
 from __future__ import annotations
 
 from collections import Counter
+from decimal import Decimal
 from itertools import groupby
 
 from django import forms
@@ -299,6 +300,18 @@ class ModelsForm(ModelPickers, forms.Form):
         max_value=MAX_BUDGET,
         help_text=_("Each rollout runs the artifact once and calls your metric once."),
     )
+    budget_usd = forms.DecimalField(
+        label=_("Budget (US dollars)"),
+        min_value=Decimal("0.01"),
+        max_value=Decimal("100000"),
+        decimal_places=2,
+        required=False,
+        localize=True,
+        help_text=_(
+            "The most the run may spend on the task, metric and reflection models together. "
+            "It stops there and keeps its best candidate."
+        ),
+    )
 
     def __init__(self, *args, kind: str, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -323,6 +336,11 @@ class ModelsForm(ModelPickers, forms.Form):
 
     def clean_metric_model(self) -> str:
         return self._clean_model("metric_model")
+
+    def clean_budget_usd(self) -> Decimal:
+        # Left empty: the default, as a draft starts with.
+        value = self.cleaned_data.get("budget_usd")
+        return value if value is not None else Draft._meta.get_field("budget_usd").default
 
     def clean(self):
         data = super().clean()

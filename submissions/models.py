@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from checks.models import Check
+from checks.models import Check, WorkerRow
 from metrics.models import MetricVersion
 
 STEPS = ("artifact", "dataset", "metric", "models", "check", "review")
@@ -103,6 +105,8 @@ class Draft(models.Model):
     metric_model = models.CharField(max_length=120, blank=True, default="")
     engine = models.CharField(max_length=10, choices=Engine.choices, default=Engine.AUTO)
     budget = models.PositiveIntegerField(default=500)
+    # The run's dollar budget across its task, metric and reflection models.
+    budget_usd = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("5.00"))
     # 5. The latest contract check started from this draft, and what it checked
     # (rules.fingerprint when it started): the gate is open only while the draft still
     # has that fingerprint (rules.check_state).
@@ -131,12 +135,23 @@ class Draft(models.Model):
         return hasattr(self, "run") and self.run is not None
 
 
-class Run(models.Model):
-    """A submitted optimization run: everything it uses, pinned when it was submitted."""
+class Run(WorkerRow):
+    """A submitted optimization run: everything it uses, pinned when it was submitted,
+    and where its optimization stands. The runs worker (optimizations.execution) claims
+    it, writes its progress here as it goes and keeps gepa's checkpoint here too, so that
+    another worker, on any machine, can resume it."""
 
     class Status(models.TextChoices):
-        # Waiting for the optimization service to take it.
         QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        # Stopped by a fault that may pass (a provider that kept failing, no sandbox):
+        # everything so far is kept, and Resume goes on from the checkpoint.
+        PAUSED = "paused", _("Paused")
+        FINISHED = "finished", _("Finished")
+        CANCELLED = "cancelled", _("Cancelled")
+        FAILED = "failed", _("Failed")
+
+    FINAL = (Status.FINISHED, Status.CANCELLED, Status.FAILED)
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs"
@@ -154,10 +169,26 @@ class Run(models.Model):
     )
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="runs")
     contract_check = models.ForeignKey(Check, on_delete=models.PROTECT, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Why it paused or failed, with the failure's details; why a finished run stopped
+    # ("metric_calls", "usd_budget", "stop_file").
+    failure_params = models.JSONField(default=dict, blank=True)
+    stop_reason = models.CharField(max_length=20, blank=True, default="")
+    # Claims so far: each worker that takes the run counts one, and writes only while
+    # the row still holds its count, so two workers never run it at once.
+    attempt = models.PositiveIntegerField(default=0)
+    # Where it stands (optimizer.progress's snapshot) and, once final, its result.
+    progress = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    # gepa's gepa_state.bin as of its last save, for a worker that resumes the run.
+    checkpoint = models.BinaryField(null=True, blank=True, editable=False)
+    checkpoint_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)

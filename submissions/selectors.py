@@ -26,7 +26,9 @@ def open_drafts_for_user(user: AbstractBaseUser) -> QuerySet[Draft]:
 
 def get_run_for_user(user: AbstractBaseUser, pk: int) -> Run:
     return get_object_or_404(
-        Run.objects.select_related("dataset", "contract_check", "metric_version__metric"),
+        Run.objects.select_related("dataset", "contract_check", "metric_version__metric").defer(
+            "checkpoint"
+        ),
         pk=pk,
         owner=user,
     )
@@ -36,5 +38,5 @@ def runs_for_user(user: AbstractBaseUser) -> QuerySet[Run]:
     return (
         Run.objects.filter(owner=user)
         .select_related("dataset")
-        .defer("dataset__raw", "dataset__rows", "dataset__row_numbers")
+        .defer("checkpoint", "dataset__raw", "dataset__rows", "dataset__row_numbers")
     )

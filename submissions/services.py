@@ -34,6 +34,14 @@ from submissions.rules import (
     score_timeout_s,
 )
 
+# The runs worker's task (optimizations.tasks), sent by name: the wizard is below the app
+# that runs it.
+RUN_OPTIMIZATION_TASK = "runs.run"
+
+
+def enqueue(task: str, pk: int) -> None:
+    check_services.enqueue(task, pk)
+
 
 class SubmitRefused(Exception):
     """A submit the draft is not ready for; `code`: check_required, already_submitted."""
@@ -204,7 +212,7 @@ def run_config(draft: Draft, *, split_rows: bool = True) -> dict:
             "metric_chosen": draft.metric_model or None,
         },
         "engine": {"chosen": draft.engine, "resolved": resolved_engine(draft)},
-        "budget": {"metric_calls": draft.budget},
+        "budget": {"metric_calls": draft.budget, "usd": float(draft.budget_usd)},
         "check": {
             "id": draft.contract_check.pk,
             "status": draft.contract_check.status,
@@ -247,7 +255,7 @@ def run_submit(draft: Draft, *, name: str = "") -> Run:
     if name and name != locked.name:
         locked.name = name
         locked.save(update_fields=["name", "updated_at"])
-    return Run.objects.create(
+    run = Run.objects.create(
         owner=locked.owner,
         draft=locked,
         name=locked.name,
@@ -256,4 +264,9 @@ def run_submit(draft: Draft, *, name: str = "") -> Run:
         metric_version=locked.saved_version,
         dataset=locked.dataset,
         contract_check=locked.contract_check,
+        enqueued_at=timezone.now(),
     )
+    # Sent once the row is committed, so the worker finds it; the sweeps send it again
+    # if this message is lost.
+    transaction.on_commit(lambda: enqueue(RUN_OPTIMIZATION_TASK, run.pk))
+    return run

@@ -16,9 +16,6 @@ urlpatterns = [
     path("submit/<int:pk>/bundle.zip", views.draft_bundle, name="draft_bundle"),
     path("submit/<int:pk>/evaluate/", evaluate_views.draft_evaluate, name="draft_evaluate"),
     path("submit/<int:pk>/<slug:step>/", views.draft_step, name="draft_step"),
-    path("runs/", views.run_list, name="run_list"),
-    path("runs/<int:pk>/", views.run_detail, name="run_detail"),
-    path("runs/<int:pk>/bundle.zip", views.run_bundle, name="run_bundle"),
     # Evaluations started from the playground; the metric's own pages are metrics.urls'.
     path("metrics/<int:pk>/evaluate/", evaluate_views.metric_evaluate, name="metric_evaluate"),
     path(

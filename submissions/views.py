@@ -72,6 +72,7 @@ def _form_for(draft: Draft, step: str, data=None):
             "metric_model": draft.metric_model,
             "engine": draft.engine,
             "budget": draft.budget,
+            "budget_usd": draft.budget_usd,
         }
         return ModelsForm(bound, kind=draft.artifact_kind, initial=initial)
     return None
@@ -299,29 +300,6 @@ def draft_bundle(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, words("check_required", family="step"))
         return redirect(_step_url(draft, state.first_open_step))
     return _zip(bundle.for_draft(draft), f"skynet-draft-{draft.pk}.zip")
-
-
-@login_required
-@require_GET
-def run_list(request: HttpRequest) -> HttpResponse:
-    runs = selectors.runs_for_user(request.user)
-    return render(request, "submissions/runs.html", {"runs": runs})
-
-
-@login_required
-@require_GET
-def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    run = selectors.get_run_for_user(request.user, pk)
-    context = {"run": run, "config": run.config, "check": run.contract_check}
-    context.update(presenters.config_rows(run.config))
-    return render(request, "submissions/run.html", context)
-
-
-@login_required
-@require_GET
-def run_bundle(request: HttpRequest, pk: int) -> HttpResponse:
-    run = selectors.get_run_for_user(request.user, pk)
-    return _zip(bundle.for_run(run), f"skynet-run-{run.pk}.zip")
 
 
 def _zip(data: bytes, filename: str) -> FileResponse:

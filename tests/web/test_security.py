@@ -175,6 +175,8 @@ OWNED = {
     "draft_bundle": ("get", "/en/submit/{d}/bundle.zip"),
     "run_detail": ("get", "/en/runs/{u}/"),
     "run_bundle": ("get", "/en/runs/{u}/bundle.zip"),
+    "run_cancel": ("post", "/en/runs/{u}/cancel/"),
+    "run_resume": ("post", "/en/runs/{u}/resume/"),
     "metric_evaluate": ("get", "/en/metrics/{m}/evaluate/"),
     "metric_evaluate_upload": ("post", "/en/metrics/{m}/evaluate/upload/"),
     "draft_evaluate": ("get", "/en/submit/{d}/evaluate/"),

@@ -22,6 +22,7 @@ from skynet_web.private_files import PRIVATE_FILE_MODE, private_dir
 from skynet_web.processes import (
     CHECK_QUEUE,
     EVALUATION_QUEUE,
+    RUN_QUEUE,
     Supervisor,
     celery_worker_argv,
 )
@@ -102,6 +103,8 @@ class Command(BaseCommand):
             "evaluations",
             celery_worker_argv(name="evaluations@%h", queues=(EVALUATION_QUEUE,)),
         )
+        # And the optimization runs theirs: a run takes hours.
+        children.start("runs", celery_worker_argv(name="runs@%h", queues=(RUN_QUEUE,)))
         children.start("web", [sys.executable, "manage.py", "runserver", addr, "--noreload"])
         self.stdout.write("")
         self._say_sandbox()
@@ -110,7 +113,7 @@ class Command(BaseCommand):
             self.stdout.write(f"Demo login: {username} / {password}")
         else:
             self.stdout.write(f"Demo login: {username} (password set on this machine earlier)")
-        self.stdout.write("Press Ctrl+C to stop the site, the worker and Redis.")
+        self.stdout.write("Press Ctrl+C to stop the site, the workers and Redis.")
         self.stdout.write("")
 
         stopping = False

@@ -1,0 +1,339 @@
+"""Running an optimization, in a runs worker. Only optimizations.tasks imports this.
+
+The worker claims the run (a conditional update that counts an attempt: the one claim
+that wins is the only writer, every later write names its attempt), rebuilds the splits
+from the dataset, restores gepa's checkpoint into var/runs/<id>/ from the row when this
+machine does not have it (another worker's), and runs optimizer.engine.run_gepa with the
+run's three models behind one dollar budget. What it finds goes to the database as it
+goes (`DatabaseSink`), in batches. A write that finds the row no longer running under its
+attempt (cancelled while queued, reaped, claimed by another worker) stops the run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from checks import heartbeats, model_choices, notify, sandbox_pool
+from contract.cancel import Cancel
+from dataset_files import DatasetError, case_of_row, role_columns
+from dataset_files.table import Table
+from evaluations import stored_rows
+from optimizations.models import RunCandidate, RunEvent
+from optimizations.results import result_of
+from optimizer.engine import RunSpec, run_gepa
+from optimizer.models import RunModels
+from submissions.models import Dataset, Run
+
+logger = logging.getLogger(__name__)
+
+STATE_FILE = "gepa_state.bin"
+# The most of a run's cases in a split kept for gepa: more rows than this are not read.
+MAX_SPLIT_ROWS = 100_000
+
+
+def run_dir(run_id: int) -> Path:
+    return Path(settings.RUNS_DIR) / str(run_id)
+
+
+def run_claim(run_id: int) -> int | None:
+    """Queued to running; the attempt this claim holds, or None when another holds it."""
+    now = timezone.now()
+    with transaction.atomic():
+        claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
+            status=Run.Status.RUNNING,
+            attempt=F("attempt") + 1,
+            heartbeat_at=now,
+            worker=socket.gethostname(),
+            cancel_requested=False,
+        )
+        if not claimed:
+            return None
+        Run.objects.filter(pk=run_id, started_at__isnull=True).update(started_at=now)
+        return Run.objects.values_list("attempt", flat=True).get(pk=run_id)
+
+
+class DatabaseSink:
+    """optimizer.progress's sink: the run's row, its candidates and its events. Every
+    write is conditional on the row still running under this attempt; when it is not,
+    the run is asked to stop."""
+
+    def __init__(self, run: Run, attempt: int, stop: Cancel, spent_before: dict) -> None:
+        self.run_id = run.pk
+        self.attempt = attempt
+        self.stop = stop
+        self.before = spent_before
+
+    def _mine(self):
+        return Run.objects.filter(pk=self.run_id, attempt=self.attempt, status=Run.Status.RUNNING)
+
+    def snapshot(self, progress: dict) -> None:
+        progress = dict(progress)
+        progress["spend"] = _added(self.before, progress.get("spend") or {})
+        if not self._mine().update(progress=progress, heartbeat_at=timezone.now()):
+            self.stop.set()
+        notify.check_changed(self.run_id, "run")
+
+    def candidates(self, rows: list[dict]) -> None:
+        with transaction.atomic():
+            for row in rows:
+                RunCandidate.objects.update_or_create(
+                    run_id=self.run_id,
+                    idx=row["idx"],
+                    defaults={
+                        "text": row["text"],
+                        "parents": row["parents"],
+                        "val_scores": row["val_scores"],
+                        "average": row["average"],
+                        "discovered_at": row["discovered_at"],
+                        "problems": row["problems"],
+                    },
+                )
+
+    def events(self, rows: list[dict]) -> None:
+        RunEvent.objects.bulk_create(
+            RunEvent(
+                run_id=self.run_id,
+                attempt=self.attempt,
+                iteration=max(0, int(row.get("iteration") or 0)),
+                kind=row["kind"][:20],
+                data=row.get("data") or {},
+            )
+            for row in rows
+        )
+
+    def checkpoint(self, directory: str) -> None:
+        path = Path(directory) / STATE_FILE
+        try:
+            data = path.read_bytes()
+        except OSError:
+            logger.warning("run %s: no checkpoint to keep at %s", self.run_id, path)
+            return
+        self._mine().update(checkpoint=data, checkpoint_at=timezone.now())
+
+
+# Spend keys that add up across attempts (the rest are the latest attempt's).
+_ADDED = (
+    "task_usd",
+    "metric_usd",
+    "reflection_usd",
+    "task_calls",
+    "metric_calls",
+    "reflection_calls",
+    "total_usd",
+)
+
+
+def _added(before: dict, now: dict) -> dict:
+    spend = dict(now)
+    for key in _ADDED:
+        spend[key] = (before.get(key) or 0) + (now.get(key) or 0)
+    if "max_usd" in before:
+        spend["max_usd"] = before["max_usd"]
+    return spend
+
+
+def _restore_checkpoint(run: Run, directory: Path) -> bool:
+    """Put the row's checkpoint in `directory` unless it holds one already; whether the
+    run resumes from one."""
+    path = directory / STATE_FILE
+    if path.exists():
+        return True
+    data = Run.objects.filter(pk=run.pk).values_list("checkpoint", flat=True).get()
+    if not data:
+        return False
+    part = path.with_suffix(".part")
+    part.write_bytes(bytes(data))
+    os.replace(part, path)
+    return True
+
+
+def _splits(run: Run) -> tuple[list[dict], list[dict]]:
+    """gepa's trainset and valset: each case's input, expected and dataset row."""
+    config = run.config
+    rows = config["dataset"]["splits"].get("rows") or {}
+    train_rows = sorted(rows.get("train") or [])[:MAX_SPLIT_ROWS]
+    val_rows = sorted(rows.get("validation") or [])[:MAX_SPLIT_ROWS]
+    dataset = Dataset.objects.defer("raw", "rows", "preview").get(pk=run.dataset_id)
+    roles = {c: r for c, r in config["dataset"]["columns"].items()}
+    table = Table(
+        columns=list(dataset.columns), rows=[], format=dataset.format, encoding=dataset.encoding
+    )
+    inputs, outputs = role_columns(table, roles)
+    wanted = sorted(set(train_rows) | set(val_rows))
+    text = stored_rows.rows_text(Dataset, dataset.pk)
+    cases: dict[int, dict] = {}
+    for index, row in stored_rows.pick(stored_rows.iter_rows(text), wanted):
+        case = case_of_row(row, inputs, outputs)
+        cases[index] = {"input": case["input"], "expected": case["expected"], "row": index}
+    train = [cases[i] for i in train_rows if i in cases]
+    val = [cases[i] for i in val_rows if i in cases]
+    if not val:  # a run without a validation split compares candidates on train
+        val = list(train)
+    return train, val
+
+
+def _end(run_id: int, attempt: int, status: str, **fields) -> None:
+    now = timezone.now()
+    candidates = list(RunCandidate.objects.filter(run_id=run_id))
+    run = Run.objects.get(pk=run_id)
+    fields.setdefault("result", result_of(run, candidates))
+    Run.objects.filter(pk=run_id, attempt=attempt, status=Run.Status.RUNNING).update(
+        status=status,
+        heartbeat_at=now,
+        finished_at=now if status in Run.FINAL else None,
+        **fields,
+    )
+    RunEvent.objects.create(
+        run_id=run_id,
+        attempt=attempt,
+        kind="ended",
+        data={
+            "status": status,
+            **{k: v for k, v in fields.items() if k in ("stop_reason", "failure")},
+        },
+    )
+    notify.check_changed(run_id, "run")
+
+
+def execute_run(run_id: int) -> None:
+    """Run a queued run until it ends, pauses or is taken from this worker."""
+    attempt = run_claim(run_id)
+    if attempt is None:
+        logger.info("run %s is not queued; ignoring a duplicate delivery", run_id)
+        return
+    run = Run.objects.defer("checkpoint").get(pk=run_id)
+    config = run.config
+    engine = (config.get("engine") or {}).get("resolved")
+    if engine != "gepa":
+        _end(
+            run_id,
+            attempt,
+            Run.Status.FAILED,
+            failure="engine_unavailable",
+            failure_params={"engine": engine or ""},
+        )
+        return
+    try:
+        train, val = _splits(run)
+    except DatasetError as exc:
+        _end(
+            run_id,
+            attempt,
+            Run.Status.FAILED,
+            failure="dataset_problem",
+            failure_params={"code": exc.code, "params": exc.params},
+        )
+        return
+    if not train:
+        _end(run_id, attempt, Run.Status.FAILED, failure="no_train_rows")
+        return
+    directory = run_dir(run_id)
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    resumed = _restore_checkpoint(run, directory)
+    RunEvent.objects.create(
+        run_id=run_id,
+        attempt=attempt,
+        kind="resumed" if resumed else "claimed",
+        data={"worker": socket.gethostname()},
+    )
+    before = (run.progress or {}).get("spend") or {}
+    budget_usd = float((config.get("budget") or {}).get("usd") or settings.RUN_MAX_USD)
+    budget_usd = min(budget_usd, settings.RUN_MAX_USD)
+    left_usd = max(0.0, budget_usd - float(before.get("total_usd") or 0.0))
+    models = config.get("models") or {}
+    found = model_choices.catalogue()
+    from providers.catalogue import ModelChoiceError
+
+    try:
+        task = found.resolve(models["task"]) if models.get("task") else None
+        metric = found.resolve(models["metric"]) if models.get("metric") else None
+        reflection = found.resolve(models["reflection"])
+    except (ModelChoiceError, KeyError) as exc:
+        params = {
+            "code": getattr(exc, "code", "unknown_model"),
+            "message": getattr(exc, "message", str(exc)),
+        }
+        _end(run_id, attempt, Run.Status.PAUSED, failure="model_unavailable", failure_params=params)
+        return
+    run_models = RunModels(
+        task=task,
+        metric=metric,
+        reflection=reflection,
+        env=found.env,
+        max_usd=left_usd,
+        timeout_s=settings.MODEL_TIMEOUT_S,
+    )
+    artifact = config.get("artifact") or {}
+    kind = "prompt" if artifact.get("kind") == "prompt" else "python"
+    spec = RunSpec(
+        source=run.metric_source,
+        kind=kind,
+        seed_text=artifact.get("content") or "",
+        program_source=artifact.get("program") or "",
+        trainset=train,
+        valset=val,
+        max_metric_calls=int((config.get("budget") or {}).get("metric_calls") or 1),
+        run_dir=str(directory),
+        timeout_s=float(run.contract_check.timeout_s),
+        window=settings.RUN_WINDOW,
+        seed=int(((config.get("dataset") or {}).get("splits") or {}).get("seed") or 0),
+    )
+    cancel = Cancel()
+    sink = DatabaseSink(run, attempt, cancel, {**before, "max_usd": budget_usd})
+    try:
+        with heartbeats.beating(run_id, on_cancel=cancel.set, model=Run):
+            outcome, _ = run_gepa(
+                spec,
+                sandboxes=sandbox_pool.sandboxes(),
+                budget=run_models.budget,
+                reflection=run_models.reflection,
+                watch=run_models.watch,
+                sink=sink,
+                metric_for=run_models.metric_for,
+                task_for=run_models.task_for,
+                forget=run_models.forget,
+                cancel=cancel,
+            )
+    except BaseException as exc:
+        if type(exc).__name__ == "SoftTimeLimitExceeded":
+            _end(run_id, attempt, Run.Status.PAUSED, failure="time_limit")
+        else:
+            logger.exception("run %s stopped", run_id)
+            _end(
+                run_id,
+                attempt,
+                Run.Status.PAUSED,
+                failure="internal_error",
+                failure_params={"type": type(exc).__name__},
+            )
+        if not isinstance(exc, Exception):
+            raise
+        return
+    finally:
+        run_models.close()
+    if (
+        outcome.ended == "cancelled"
+        and not Run.objects.filter(pk=run_id, cancel_requested=True).exists()
+    ):
+        # Stopped because the row left this worker (reaped, cancelled while queued): not ours to end.
+        return
+    status = {
+        "finished": Run.Status.FINISHED,
+        "cancelled": Run.Status.CANCELLED,
+        "paused": Run.Status.PAUSED,
+        "failed": Run.Status.FAILED,
+    }[outcome.ended]
+    fields = {"failure_params": outcome.params}
+    if outcome.ended == "finished":
+        fields["stop_reason"] = outcome.reason
+    elif outcome.ended != "cancelled":
+        fields["failure"] = outcome.reason
+    _end(run_id, attempt, status, **fields)

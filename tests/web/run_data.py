@@ -1,0 +1,66 @@
+"""A submitted run of tests.quiz's capitals prompt, made through the wizard's own views,
+for the run tests: the session provider answers as quiz's task and reflection models."""
+
+from __future__ import annotations
+
+import contextlib
+
+from checks import execution as check_execution
+from metrics import services as metric_services
+from submissions.models import Run
+from tests import quiz
+from tests.web.test_submit_wizard import dataset_data, models_data, upload, url
+
+
+@contextlib.contextmanager
+def quiz_models(provider):
+    """The session provider answers as quiz's models while the block runs."""
+    provider.respond = quiz.respond
+    try:
+        yield provider
+    finally:
+        provider.respond = None
+
+
+def submit_quiz_run(
+    client, draft, owner, capture, *, source=quiz.SPECIFIC, budget=60, budget_usd="5.00"
+) -> Run:
+    """Fill every wizard step, run the check as the worker would, and submit: the run,
+    queued (its task message captured, not sent)."""
+    metric = metric_services.metric_create(owner=owner, name="capitals", starter="exact_match")
+    version, _ = metric_services.metric_save(metric, source=source)
+    artifact = {
+        "artifact_kind": "prompt",
+        "artifact_content": quiz.SEED,
+        "program_source": "",
+        "action": "next",
+    }
+    assert client.post(url(draft, "artifact"), artifact).status_code == 302
+    assert upload(client, draft, quiz.jsonl(), name="capitals.jsonl").status_code == 302
+    draft.refresh_from_db()
+    roles = {"country": "input", "capital": "output"}
+    data = dataset_data(
+        draft.dataset.columns, roles, train_percent=50, validation_percent=50, test_percent=0
+    )
+    response = client.post(url(draft, "dataset"), data)
+    assert response.status_code == 302, response.content.decode()
+    response = client.post(
+        url(draft, "metric"),
+        {"metric_mode": "saved", "metric_version": version.pk, "action": "next"},
+    )
+    assert response.status_code == 302
+    response = client.post(
+        url(draft, "models"), models_data(budget=budget, budget_usd=budget_usd, engine="gepa")
+    )
+    assert response.status_code == 302, response.content.decode()
+    with capture(execute=False):
+        assert client.post(f"/en/submit/{draft.pk}/check/run/").status_code == 302
+    draft.refresh_from_db()
+    check_execution.execute_check(draft.contract_check.pk)
+    draft.contract_check.refresh_from_db()
+    assert draft.contract_check.status == "passed", draft.contract_check.result
+    with capture(execute=False) as sent:
+        response = client.post(f"/en/submit/{draft.pk}/submit/")
+    assert response.status_code == 302, response.content.decode()
+    assert len(sent) == 1  # the run's task message, sent once the row is committed
+    return Run.objects.get(draft=draft)

@@ -1,0 +1,128 @@
+"""A run from the wizard to its end, in this process as the runs worker's task runs it:
+every case in the sandbox, the models over real HTTP (tests.quiz), progress as data."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+
+from optimizations import execution
+from optimizations.models import RunCandidate, RunEvent
+from submissions.models import Run
+from tests import quiz
+from tests.web.run_data import quiz_models, submit_quiz_run
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_run_improves_the_prompt_and_records_how(
+    owner_client,
+    draft,
+    owner,
+    session_models,
+    django_capture_on_commit_callbacks,
+    settings,
+    tmp_path,
+):
+    settings.RUNS_DIR = tmp_path / "runs"
+    with quiz_models(session_models):
+        run = submit_quiz_run(owner_client, draft, owner, django_capture_on_commit_callbacks)
+        assert run.status == "queued" and run.config["budget"] == {"metric_calls": 60, "usd": 5.0}
+        execution.execute_run(run.pk)
+    run.refresh_from_db()
+    assert (run.status, run.stop_reason, run.attempt) == ("finished", "metric_calls", 1)
+    result = run.result
+    assert result["seed"]["val_mean"] == 0.0 and result["best"]["val_mean"] == 1.0
+    assert quiz.INSTRUCTION in result["best"]["text"] and result["improvement"] == 1.0
+    spend = run.progress["spend"]
+    assert spend["task_calls"] >= run.progress["metric_calls"] >= 54
+    assert 0 < spend["total_usd"] <= 5.0
+    assert spend["total_usd"] == pytest.approx(
+        spend["task_usd"] + spend["metric_usd"] + spend["reflection_usd"]
+    )
+    best = RunCandidate.objects.get(run=run, idx=result["best"]["candidate"])
+    assert best.parents == [0] and set(best.val_scores.values()) == {1.0}
+    kinds = set(RunEvent.objects.filter(run=run).values_list("kind", flat=True))
+    assert {"claimed", "iteration", "proposed", "accepted", "ended"} <= kinds
+    assert run.checkpoint and (tmp_path / "runs" / str(run.pk) / "gepa_state.bin").exists()
+    # The bundle gains the result and the best prompt.
+    bundle = owner_client.get(f"/en/runs/{run.pk}/bundle.zip")
+    with zipfile.ZipFile(io.BytesIO(b"".join(bundle.streaming_content))) as archive:
+        assert json.loads(archive.read("result.json"))["best"]["text"] == result["best"]["text"]
+        assert archive.read("best-prompt.txt").decode() == result["best"]["text"]
+
+
+def test_feedback_that_names_nothing_does_not_improve_it(
+    owner_client,
+    draft,
+    owner,
+    session_models,
+    django_capture_on_commit_callbacks,
+    settings,
+    tmp_path,
+):
+    settings.RUNS_DIR = tmp_path / "runs"
+    with quiz_models(session_models):
+        run = submit_quiz_run(
+            owner_client,
+            draft,
+            owner,
+            django_capture_on_commit_callbacks,
+            source=quiz.USELESS,
+            budget=40,
+        )
+        execution.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == "finished"
+    assert run.result["best"]["val_mean"] == run.result["seed"]["val_mean"] == 0.0
+    assert run.result["improvement"] == 0.0
+
+
+def test_the_dollar_budget_ends_it_with_its_best(
+    owner_client,
+    draft,
+    owner,
+    session_models,
+    django_capture_on_commit_callbacks,
+    settings,
+    tmp_path,
+):
+    settings.RUNS_DIR = tmp_path / "runs"
+    with quiz_models(session_models):
+        run = submit_quiz_run(
+            owner_client,
+            draft,
+            owner,
+            django_capture_on_commit_callbacks,
+            budget=100000,
+            budget_usd="0.01",
+        )
+        execution.execute_run(run.pk)
+    run.refresh_from_db()
+    assert (run.status, run.stop_reason) == ("finished", "usd_budget")
+    assert run.progress["spend"]["total_usd"] <= 0.01
+    assert run.result is not None and run.progress["metric_calls"] < 100000
+
+
+def test_a_second_delivery_does_nothing(
+    owner_client,
+    draft,
+    owner,
+    session_models,
+    django_capture_on_commit_callbacks,
+    settings,
+    tmp_path,
+):
+    settings.RUNS_DIR = tmp_path / "runs"
+    with quiz_models(session_models):
+        run = submit_quiz_run(
+            owner_client, draft, owner, django_capture_on_commit_callbacks, budget=20
+        )
+        execution.execute_run(run.pk)
+        execution.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.attempt == 1 and RunEvent.objects.filter(run=run, kind="ended").count() == 1
+    assert Run.objects.get(pk=run.pk).status == "finished"
