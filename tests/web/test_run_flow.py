@@ -126,3 +126,71 @@ def test_a_second_delivery_does_nothing(
     run.refresh_from_db()
     assert run.attempt == 1 and RunEvent.objects.filter(run=run, kind="ended").count() == 1
     assert Run.objects.get(pk=run.pk).status == "finished"
+
+
+def test_a_provider_failing_mid_run_pauses_it_and_resume_goes_on(
+    owner, session_models, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    from optimizations import services
+    from tests.providers.fakes import Reply
+    from tests.web.run_data import make_quiz_run
+
+    settings.RUNS_DIR = tmp_path / "runs"
+    run = make_quiz_run(owner, budget=60)
+    down = Reply(status=503, body={"error": {"message": "overloaded"}}, when=quiz.REFLECTION_MARK)
+    with quiz_models(session_models):
+        session_models.queue(*[down] * 50)
+        try:
+            execution.execute_run(run.pk)
+        finally:
+            session_models.script.clear()
+        run.refresh_from_db()
+        assert (run.status, run.failure) == ("paused", "provider_failed")
+        assert run.failure_params["role"] == "reflection"
+        assert run.failure_params["code"] == "server_error"
+        assert "overloaded" in run.failure_params["message"]
+        paused_calls = run.progress["metric_calls"]
+        assert 0 < paused_calls < 60 and run.checkpoint
+        assert run.result["seed"]["val_mean"] == 0.0  # what it found so far is kept
+        with django_capture_on_commit_callbacks(execute=False) as sent:
+            assert services.run_resume(run) is True
+        assert len(sent) == 1
+        execution.execute_run(run.pk)
+    run.refresh_from_db()
+    assert (run.status, run.attempt, run.failure) == ("finished", 2, "")
+    assert run.result["best"]["val_mean"] == 1.0
+    assert run.progress["metric_calls"] > paused_calls
+    assert RunEvent.objects.filter(run=run, kind="resumed").count() == 1
+
+
+def test_a_task_model_that_keeps_failing_pauses_the_run_rather_than_scoring_zeros(
+    owner, session_models, settings, tmp_path
+):
+    from tests.providers.fakes import Reply
+    from tests.web.run_data import make_quiz_run
+
+    settings.RUNS_DIR = tmp_path / "runs"
+    run = make_quiz_run(owner, budget=60)
+    down = Reply(status=500, body={"error": {"message": "boom"}}, when="capital of")
+    with quiz_models(session_models):
+        session_models.queue(*[down] * 400)
+        try:
+            execution.execute_run(run.pk)
+        finally:
+            session_models.script.clear()
+    run.refresh_from_db()
+    assert (run.status, run.failure) == ("paused", "provider_failed")
+    assert run.failure_params["role"] == "task"
+
+
+def test_a_run_of_an_engine_not_run_here_fails_saying_so(owner, session_models, settings, tmp_path):
+    from tests.web.run_data import make_quiz_run
+
+    settings.RUNS_DIR = tmp_path / "runs"
+    run = make_quiz_run(owner)
+    run.config["engine"] = {"chosen": "dspy_gepa", "resolved": "dspy_gepa"}
+    run.save()
+    execution.execute_run(run.pk)
+    run.refresh_from_db()
+    assert (run.status, run.failure) == ("failed", "engine_unavailable")
+    assert run.failure_params == {"engine": "dspy_gepa"}
