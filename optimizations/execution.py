@@ -141,13 +141,13 @@ def _added(before: dict, now: dict) -> dict:
 
 
 def _restore_checkpoint(run: Run, directory: Path) -> bool:
-    """Put the row's checkpoint in `directory` unless it holds one already; whether the
-    run resumes from one."""
+    """Put the row's checkpoint in `directory`, over whatever the folder holds (the row's
+    is the newest: each save reaches it; a folder may be another database's or an older
+    attempt's); whether the run resumes from one."""
     path = directory / STATE_FILE
-    if path.exists():
-        return True
     data = Run.objects.filter(pk=run.pk).values_list("checkpoint", flat=True).get()
     if not data:
+        path.unlink(missing_ok=True)
         return False
     part = path.with_suffix(".part")
     part.write_bytes(bytes(data))

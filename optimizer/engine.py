@@ -21,6 +21,20 @@ from optimizer.progress import Progress, Sink
 from optimizer.stoppers import CancelStopper, SpendStopper, WatchStopper
 
 STOP_FILE = "gepa.stop"
+LOG_FILE = "run_log.txt"
+
+
+class RunLog:
+    """gepa's logger: its lines go to the run directory's run_log.txt, and nowhere else.
+    (gepa's own Logger swaps sys.stdout for the whole process while it runs, which a
+    worker's other threads would write through.)"""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def log(self, *parts: object, **_: object) -> None:
+        with open(self.path, "a", encoding="utf-8", errors="replace") as handle:
+            handle.write(" ".join(str(part) for part in parts) + "\n")
 
 
 @dataclass
@@ -114,6 +128,7 @@ def run_gepa(
             stop_callbacks=[stop_cancel, stop_spend, WatchStopper(watch)],
             reflection_minibatch_size=spec.minibatch_size,
             run_dir=spec.run_dir,
+            logger=RunLog(os.path.join(spec.run_dir, LOG_FILE)),
             callbacks=[progress],
             track_best_outputs=False,
             display_progress_bar=False,
