@@ -18,6 +18,7 @@ from contract.cancel import Cancel
 from optimizer.adapter import COMPONENT, MetricFailed, RunStopped, SandboxAdapter, SandboxFailed
 from optimizer.models import BudgetReached, ProviderFailed, ReflectionModel
 from optimizer.progress import Progress, Sink
+from optimizer.sandboxes import HeldSandboxes
 from optimizer.stoppers import CancelStopper, SpendStopper, WatchStopper
 
 STOP_FILE = "gepa.stop"
@@ -81,15 +82,15 @@ def run_gepa(
     every_s: float = 1.0,
 ) -> tuple[Outcome, Progress]:
     """Optimize spec's seed until a stop; (how it ended, the progress it recorded)."""
-    import gepa
 
     cancel = cancel or Cancel()
+    held = HeldSandboxes(sandboxes)
     adapter = SandboxAdapter(
         source=spec.source,
         kind=spec.kind,
         program_source=spec.program_source,
         seed_text=spec.seed_text,
-        sandboxes=sandboxes,
+        sandboxes=held,
         timeout_s=spec.timeout_s,
         metric_for=metric_for,
         task_for=task_for,
@@ -117,6 +118,15 @@ def run_gepa(
     stop_cancel = CancelStopper(cancel)
     stop_spend = SpendStopper(budget, watch)
     os.makedirs(spec.run_dir, exist_ok=True)
+    try:
+        return _optimize(spec, adapter, progress, reflection, watch, stop_cancel, stop_spend)
+    finally:
+        held.close()
+
+
+def _optimize(spec, adapter, progress, reflection, watch, stop_cancel, stop_spend):
+    import gepa
+
     try:
         gepa.optimize(
             seed_candidate={COMPONENT: spec.seed_text},

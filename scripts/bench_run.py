@@ -171,7 +171,9 @@ def main() -> int:
         sandboxes.close()
 
         print(f"\na {args.calls}-metric-call GEPA run of the quiz prompt, instant fake models:")
+        in_worker_s = (run.finished_at - run.started_at).total_seconds()
         print(f"  end to end (submitted to finished): {elapsed:6.2f} s, {cases} cases run")
+        print(f"  in the worker (claimed to finished): {in_worker_s:5.2f} s")
         print(f"  per case, in the run:     {per_call_run * 1000:7.1f} ms")
         print(f"  per case, bare sandbox:   {per_call_bare * 1000:7.1f} ms")
         print(f"  ratio run / bare:         {per_call_run / per_call_bare:7.2f}")

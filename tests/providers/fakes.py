@@ -220,6 +220,9 @@ class FakeProvider:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body leave in two writes: without this, Nagle holds the body
+            # until the client's delayed ACK of the headers, some 40 ms a reply.
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: object) -> None:
                 pass
