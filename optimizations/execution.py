@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import socket
 from pathlib import Path
 
@@ -181,16 +182,24 @@ def _splits(run: Run) -> tuple[list[dict], list[dict]]:
 
 
 def _end(run_id: int, attempt: int, status: str, **fields) -> None:
+    """End this attempt: final, or paused (resumable). A final run's checkpoint and folder
+    go (its result, candidates and events stay); a paused one keeps them."""
     now = timezone.now()
     candidates = list(RunCandidate.objects.filter(run_id=run_id))
-    run = Run.objects.get(pk=run_id)
+    run = Run.objects.defer("checkpoint").get(pk=run_id)
     fields.setdefault("result", result_of(run, candidates))
-    Run.objects.filter(pk=run_id, attempt=attempt, status=Run.Status.RUNNING).update(
+    if status in Run.FINAL:
+        fields["checkpoint"] = None
+    mine = Run.objects.filter(pk=run_id, attempt=attempt, status=Run.Status.RUNNING).update(
         status=status,
         heartbeat_at=now,
         finished_at=now if status in Run.FINAL else None,
         **fields,
     )
+    if not mine:
+        return  # another attempt holds the run now: nothing here is ours to end
+    if status in Run.FINAL:
+        shutil.rmtree(run_dir(run_id), ignore_errors=True)
     RunEvent.objects.create(
         run_id=run_id,
         attempt=attempt,

@@ -23,10 +23,19 @@ def quiz_models(provider):
 
 
 def submit_quiz_run(
-    client, draft, owner, capture, *, source=quiz.SPECIFIC, budget=60, budget_usd="5.00"
+    client,
+    draft,
+    owner,
+    capture,
+    *,
+    source=quiz.SPECIFIC,
+    budget=60,
+    budget_usd="5.00",
+    worker=False,
 ) -> Run:
     """Fill every wizard step, run the check as the worker would, and submit: the run,
-    queued (its task message captured, not sent)."""
+    queued (its task message captured, not sent). With `worker` (a test whose database
+    commits, and a worker running), the check's and the run's messages go to the worker."""
     metric = metric_services.metric_create(owner=owner, name="capitals", starter="exact_match")
     version, _ = metric_services.metric_save(metric, source=source)
     artifact = {
@@ -53,6 +62,19 @@ def submit_quiz_run(
         url(draft, "models"), models_data(budget=budget, budget_usd=budget_usd, engine="gepa")
     )
     assert response.status_code == 302, response.content.decode()
+    if worker:
+        from tests.conftest import wait_for
+
+        assert client.post(f"/en/submit/{draft.pk}/check/run/").status_code == 302
+        draft.refresh_from_db()
+        wait_for(
+            lambda: type(draft.contract_check).objects.get(pk=draft.contract_check_id).is_final
+        )
+        draft.contract_check.refresh_from_db()
+        assert draft.contract_check.status == "passed", draft.contract_check.result
+        response = client.post(f"/en/submit/{draft.pk}/submit/")
+        assert response.status_code == 302, response.content.decode()
+        return Run.objects.get(draft=draft)
     with capture(execute=False):
         assert client.post(f"/en/submit/{draft.pk}/check/run/").status_code == 302
     draft.refresh_from_db()

@@ -97,3 +97,27 @@ def test_a_web_process_wires_up_no_worker_signal():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_a_submitted_run_is_run_by_the_worker_to_the_end(
+    owner,
+    draft,
+    owner_client,
+    celery_worker_process,
+    session_models,
+    django_capture_on_commit_callbacks,
+):
+    """The whole way: the wizard's submit sends the run's task on commit, the worker's
+    runs queue takes it, and the run ends with a better prompt than the seed."""
+    from submissions.models import Run
+    from tests.web.run_data import quiz_models, submit_quiz_run
+
+    with quiz_models(session_models):
+        run = submit_quiz_run(
+            owner_client, draft, owner, django_capture_on_commit_callbacks, budget=40, worker=True
+        )
+        wait_for(lambda: Run.objects.get(pk=run.pk).status in Run.FINAL, timeout=120)
+    run.refresh_from_db()
+    assert (run.status, run.stop_reason, run.attempt) == ("finished", "metric_calls", 1)
+    assert run.worker and run.started_at and run.finished_at
+    assert run.result["best"]["val_mean"] > run.result["seed"]["val_mean"]
