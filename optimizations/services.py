@@ -18,7 +18,7 @@ def run_cancel(run: Run) -> bool:
     """A queued or paused run ends now ("cancelled"), keeping what it found; a running one
     is marked, and its worker stops within a second. False when already final."""
     ended = Run.objects.filter(pk=run.pk, status__in=(Run.Status.QUEUED, Run.Status.PAUSED)).update(
-        status=Run.Status.CANCELLED, finished_at=timezone.now()
+        status=Run.Status.CANCELLED, finished_at=timezone.now(), checkpoint=None
     )
     if not ended:
         ended = Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(
