@@ -424,7 +424,7 @@ def case_table(run: Run, by_idx: Mapping[int, RunCandidate], best_idx: int | Non
 CHANGE_WORDS = {
     "better": gettext_lazy("better"),
     "worse": gettext_lazy("worse"),
-    "same": gettext_lazy("same"),
+    "same": gettext_lazy("unchanged"),
 }
 
 
