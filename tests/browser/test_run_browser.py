@@ -23,7 +23,8 @@ from tests.web.run_data import HAND_TEXTS, finished_quiz_run, hand_run
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 
 SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
-LOCALES = {"en": "en-US", "hi": "hi-IN"}
+LOCALES = {"en": "en-US", "hi": "hi-IN", "es": "es-ES"}
+PAIRS = tuple((language, size) for language in ("en", "hi") for size in SIZES)
 # The blocks of a run page, each of which must be on screen (not clipped off its side).
 BLOCKS = (
     "#run-standing",
@@ -90,72 +91,67 @@ def test_a_finished_run_reads_at_every_size_and_copies_its_best(
 ):
     run = runs["finished"]
     best = run.result["best"]["text"]
-    for language in ("en", "hi"):
-        for size in ("desktop", "phone"):
-            context, page = open_page(
-                browser, live_server, language, size, f"/{language}/runs/{run.pk}/"
-            )
-            try:
-                assert page.get_attribute("html", "lang") == language
-                for block in BLOCKS:
-                    assert page.is_visible(block), block
-                    assert page.evaluate(IN_VIEW, block), f"{block} is off the screen at {size}"
-                assert page.locator("#run-chart svg.run-chart[role=img]").is_visible()
-                points = page.locator("#run-chart circle.chart-point").count()
-                assert points == len(run.progress["points"])
-                assert page.locator("#run-frontier tbody tr").count() == len(run.progress["front"])
-                assert page.locator("#run-tree li.tree-node").count() == run.progress["candidates"]
-                assert page.locator("#run-cases tbody tr").count() == len(
-                    run.result["best"]["val_scores"]
+    # Spanish has the longest words: at a phone's width too.
+    for language, size in (*PAIRS, ("es", "phone")):
+        context, page = open_page(
+            browser, live_server, language, size, f"/{language}/runs/{run.pk}/"
+        )
+        try:
+            assert page.get_attribute("html", "lang") == language
+            for block in BLOCKS:
+                assert page.is_visible(block), block
+                assert page.evaluate(IN_VIEW, block), f"{block} is off the screen at {size}"
+            assert page.locator("#run-chart svg.run-chart[role=img]").is_visible()
+            points = page.locator("#run-chart circle.chart-point").count()
+            assert points == len(run.progress["points"])
+            assert page.locator("#run-frontier tbody tr").count() == len(run.progress["front"])
+            assert page.locator("#run-tree li.tree-node").count() == run.progress["candidates"]
+            cases = page.locator("#run-cases tbody tr").count()
+            assert cases == len(run.result["best"]["val_scores"])
+            assert page.locator("#run-best pre.candidate-text").first.inner_text() == best
+            assert page.locator("#best-diff ins").count() >= 1
+            assert page.locator("#run-cancel, #run-resume").count() == 0
+            if language == "en":
+                assert page.inner_text("#run-status") == "Finished"
+            elif language == "hi":
+                assert devanagari(page.inner_text(".topbar")), "the page is not in Hindi"
+            assert no_horizontal_scroll(page), f"{language} at {size} scrolls sideways"
+            if (language, size) == ("en", "desktop"):
+                # The Copy button is JavaScript's; it copies the text exactly.
+                page.click("#run-best button.copy-text")
+                page.wait_for_function(
+                    "() => document.querySelector('#run-best .copy-status').textContent !== ''"
                 )
-                text = page.locator("#run-best pre.candidate-text").first
-                assert text.inner_text() == best
-                assert page.locator("#best-diff ins").count() >= 1
-                assert page.locator("#run-cancel, #run-resume").count() == 0
-                status = page.inner_text("#run-status")
-                if language == "en":
-                    assert status == "Finished"
-                else:
-                    assert devanagari(page.inner_text(".topbar")), "the page is not in Hindi"
-                assert no_horizontal_scroll(page), f"{language} at {size} scrolls sideways"
-                if language == "en" and size == "desktop":
-                    # The Copy button is JavaScript's; it copies the text exactly.
-                    page.click("#run-best button.copy-text")
-                    page.wait_for_function(
-                        "() => document.querySelector('#run-best .copy-status').textContent !== ''"
-                    )
-                    assert page.evaluate("() => navigator.clipboard.readText()") == best
-                    with page.expect_download() as download:
-                        page.click("#best-download")
-                    assert open(download.value.path(), encoding="utf-8").read() == best
-                screenshot(page, f"run-{language}-{size}")
-            finally:
-                context.close()
+                assert page.evaluate("() => navigator.clipboard.readText()") == best
+                with page.expect_download() as download:
+                    page.click("#best-download")
+                assert open(download.value.path(), encoding="utf-8").read() == best
+            screenshot(page, f"run-{language}-{size}")
+        finally:
+            context.close()
 
 
 def test_a_running_run_follows_its_row_and_cancels(browser, live_server, runs, screenshot):
     run = runs["running"]
-    for language in ("en", "hi"):
-        for size in ("desktop", "phone"):
-            Run.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
-            context, page = open_page(
-                browser, live_server, language, size, f"/{language}/runs/{run.pk}/"
+    for language, size in PAIRS:
+        Run.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+        context, page = open_page(
+            browser, live_server, language, size, f"/{language}/runs/{run.pk}/"
+        )
+        try:
+            assert page.get_attribute("#run-live", "hx-get").startswith(
+                f"/{language}/runs/{run.pk}/?partial=live&since=running."
             )
-            try:
-                assert page.get_attribute("#run-live", "hx-get").startswith(
-                    f"/{language}/runs/{run.pk}/?partial=live&since=running."
-                )
-                for block in BLOCKS:
-                    assert page.evaluate(IN_VIEW, block), f"{block} is off the screen at {size}"
-                assert page.locator("#run-tree li.tree-node").count() == 3
-                assert page.locator("#run-tree .node-problems").count() == 1
-                assert (
-                    HAND_TEXTS[1] == page.locator("#run-best pre.candidate-text").first.inner_text()
-                )
-                assert no_horizontal_scroll(page), f"{language} at {size} scrolls sideways"
-                screenshot(page, f"run-running-{language}-{size}")
-            finally:
-                context.close()
+            for block in BLOCKS:
+                assert page.evaluate(IN_VIEW, block), f"{block} is off the screen at {size}"
+            assert page.locator("#run-tree li.tree-node").count() == 3
+            assert page.locator("#run-tree .node-problems").count() == 1
+            text = page.locator("#run-best pre.candidate-text").first.inner_text()
+            assert text == HAND_TEXTS[1]
+            assert no_horizontal_scroll(page), f"{language} at {size} scrolls sideways"
+            screenshot(page, f"run-running-{language}-{size}")
+        finally:
+            context.close()
 
     # The page follows the row: a write shows without a reload.
     context, page = open_page(browser, live_server, "en", "desktop", f"/en/runs/{run.pk}/")
