@@ -8,6 +8,7 @@ import json
 import time
 
 from checks import notify
+from optimizations import sweeps
 from optimizations.models import RunCandidate, RunEvent
 from submissions.models import Run
 
@@ -41,13 +42,15 @@ def live_token(run: Run) -> str:
 
 
 def wait_for_change(run: Run, since: str, seconds: float) -> Run:
-    """The run as soon as it differs from what the page showed (`since`, its live_token
-    then) or stops being live, or as it is after `seconds`."""
+    """The run, as the page shows it (a lost one as the next sweep will leave it), as soon
+    as it differs from what the page showed (`since`, its live_token then) or stops being
+    live, or as it is after `seconds`."""
     deadline = time.monotonic() + seconds
     with notify.Waiter(run.pk, "run") as waiter:
         while True:
             # Subscribed before this read: a change right after it is not missed.
             run.refresh_from_db()
+            run = sweeps.as_the_sweep_will_leave_it(run)
             left = deadline - time.monotonic()
             if not run.is_live or live_token(run) != since or left <= 0:
                 return run

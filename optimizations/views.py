@@ -62,10 +62,11 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     until the run changes when `since` names what the page shows now."""
     run = submission_selectors.get_run_for_user(request.user, pk)
     if request.htmx and request.GET.get("partial") == "live":
+        run = sweeps.as_the_sweep_will_leave_it(run)
         since = request.GET.get("since")
         if since is not None and run.is_live:
             run = selectors.wait_for_change(run, since, LONG_POLL_S)
-        return _live_partial(request, sweeps.as_the_sweep_will_leave_it(run))
+        return _live_partial(request, run)
     run = sweeps.as_the_sweep_will_leave_it(run)
     context = _live_context(run)
     context.update(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from datetime import timedelta
 from html import unescape
 
 import pytest
@@ -468,3 +469,27 @@ def test_the_diff_marks_words_and_escapes_the_text():
         in diff.html
     )
     assert inline_diff("same", "same").same
+
+
+def test_a_run_whose_worker_was_lost_reads_as_the_sweep_will_leave_it(
+    owner_client, owner, monkeypatch, settings
+):
+    """Queued again, and its page waits for news as any queued run's does: the token it
+    asks with is the one of what it shows, so the wait does not answer at once forever."""
+    lost = hand_run(owner)
+    Run.objects.filter(pk=lost.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    html = owner_client.get(f"/en/runs/{lost.pk}/").content.decode()
+    assert re.search(r'id="run-status">Queued<', html)
+    assert "It waits for a worker to go on from its last checkpoint." in text_of(html)
+    live = LIVE_URL.search(html).group(1).replace("&amp;", "&")
+    monkeypatch.setattr(views, "LONG_POLL_S", 0.3)
+    started = time.monotonic()
+    response = owner_client.get(live, **HTMX)
+    assert time.monotonic() - started >= 0.25 and response.status_code == 200
+    assert live in response.content.decode().replace("&amp;", "&")
+    # Out of attempts: it fails, and the live part says so and stops.
+    Run.objects.filter(pk=lost.pk).update(attempt=settings.RUN_MAX_ATTEMPTS)
+    final = owner_client.get(live, **HTMX)
+    assert final.status_code == 286
+    assert "The worker running it was lost" in text_of(final.content.decode())
+    assert Run.objects.get(pk=lost.pk).status == "running"  # reading it wrote nothing
