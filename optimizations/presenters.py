@@ -416,7 +416,7 @@ def case_table(run: Run, by_idx: Mapping[int, RunCandidate], best_idx: int | Non
         "total": len(keys),
         "hidden": max(0, len(keys) - CASE_ROWS),
         "same_candidate": best_idx == 0,
-        "tally_text": _("Better on %(better)s, worse on %(worse)s, the same on %(same)s.")
+        "tally_text": _("Better on %(better)s, worse on %(worse)s, unchanged on %(same)s.")
         % {key: formats.number_format(value) for key, value in tally.items()},
     }
 

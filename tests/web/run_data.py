@@ -79,10 +79,11 @@ def finished_quiz_run(client, draft, owner, capture, provider, **options) -> Run
 
 
 # The candidates of a running run written by hand: the seed, a child that does better on
-# every case but the last, and a grandchild as good as its parent with a failed case.
+# every case but the last, and a grandchild, not as good, with failed cases.
 HAND_TEXTS = {
     0: quiz.SEED,
-    1: f"{quiz.SEED}\n{quiz.INSTRUCTION}",
+    # A word longer than a phone's screen: the page wraps it rather than widen.
+    1: f"{quiz.SEED}\n{quiz.INSTRUCTION} Spell-it-as-in-{'-'.join(quiz.CAPITALS)}.",
     2: f"{quiz.SEED}\n{quiz.INSTRUCTION} Spell it as the country does.",
 }
 
