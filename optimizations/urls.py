@@ -10,4 +10,5 @@ urlpatterns = [
     path("runs/<int:pk>/cancel/", views.run_cancel, name="run_cancel"),
     path("runs/<int:pk>/resume/", views.run_resume, name="run_resume"),
     path("runs/<int:pk>/bundle.zip", views.run_bundle, name="run_bundle"),
+    path("runs/<int:pk>/best.txt", views.run_best, name="run_best"),
 ]

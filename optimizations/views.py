@@ -1,63 +1,138 @@
 """A run's pages: the list, the live run page, and its writes (cancel, resume) and
-downloads (the bundle, the best candidate)."""
+downloads (the bundle, the best candidate).
+
+While a run is queued or running, its page's live part asks for itself again
+(?partial=live&since=<token>): the server holds that request until the runs worker
+announces a write of the row (checks.notify, kind "run") or LONG_POLL_S pass, so the page
+follows the run without polling on a timer. A run that is no longer live answers with
+htmx's "stop polling" (286)."""
 
 from __future__ import annotations
 
 import io
 
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseStopPolling
 
-from optimizations import presenters, services, sweeps
-from submissions import bundle, selectors
+from optimizations import presenters, selectors, services, sweeps
+from optimizations.results import best_of
+from submissions import bundle
 from submissions import presenters as submission_presenters
+from submissions import selectors as submission_selectors
+from submissions.models import Run
+
+# How long a live request may wait for its run to change before it is answered anyway
+# (and asks again).
+LONG_POLL_S = 20.0
 
 
 @login_required
 @require_GET
 def run_list(request: HttpRequest) -> HttpResponse:
     runs = [
-        sweeps.as_the_sweep_will_leave_it(run)
-        for run in selectors.runs_for_user(request.user)[:200]
+        presenters.list_row(sweeps.as_the_sweep_will_leave_it(run))
+        for run in submission_selectors.runs_for_user(request.user)[:200]
     ]
-    return render(request, "submissions/runs.html", {"runs": runs})
+    return render(request, "optimizations/runs.html", {"rows": runs})
+
+
+def _live_context(run: Run) -> dict:
+    context = {"run": run}
+    context.update(
+        presenters.run_page(run, selectors.candidates_of(run), selectors.recent_events(run))
+    )
+    return context
+
+
+def _live_partial(request: HttpRequest, run: Run) -> HttpResponse:
+    response = render(request, "optimizations/run.html#run_live", _live_context(run))
+    if not run.is_live:
+        # 286 tells htmx to stop polling; the final part replaces the live one.
+        return HttpResponseStopPolling(response.content)
+    return response
 
 
 @login_required
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    run = sweeps.as_the_sweep_will_leave_it(selectors.get_run_for_user(request.user, pk))
-    context = {"run": run, "config": run.config, "check": run.contract_check}
+    """The run page; with ?partial=live (an htmx request), only its live part, held
+    until the run changes when `since` names what the page shows now."""
+    run = submission_selectors.get_run_for_user(request.user, pk)
+    if request.htmx and request.GET.get("partial") == "live":
+        run = sweeps.as_the_sweep_will_leave_it(run)
+        since = request.GET.get("since")
+        if since is not None and run.is_live:
+            run = selectors.wait_for_change(run, since, LONG_POLL_S)
+        return _live_partial(request, run)
+    run = sweeps.as_the_sweep_will_leave_it(run)
+    context = _live_context(run)
+    context.update(
+        {
+            "config": run.config,
+            "check": run.contract_check,
+            "budget_usd": presenters.budget_usd(run.config),
+        }
+    )
     context.update(submission_presenters.config_rows(run.config))
-    context.update(presenters.run_page(run))
-    return render(request, "submissions/run.html", context)
+    return render(request, "optimizations/run.html", context)
+
+
+def _after_write(request: HttpRequest, pk: int) -> HttpResponse:
+    if not request.htmx:
+        return redirect("run_detail", pk=pk)
+    run = sweeps.as_the_sweep_will_leave_it(submission_selectors.get_run_for_user(request.user, pk))
+    return render(request, "optimizations/run.html#run_live", _live_context(run))
 
 
 @login_required
 @require_POST
 def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    run = selectors.get_run_for_user(request.user, pk)
+    """Stop a run: a queued or paused one ends now, a running one's worker stops within a
+    second. What it found is kept either way."""
+    run = submission_selectors.get_run_for_user(request.user, pk)
     services.run_cancel(run)
-    return redirect("run_detail", pk=run.pk)
+    return _after_write(request, run.pk)
 
 
 @login_required
 @require_POST
 def run_resume(request: HttpRequest, pk: int) -> HttpResponse:
-    run = selectors.get_run_for_user(request.user, pk)
+    """Queue a paused run again; a worker goes on from its last checkpoint."""
+    run = submission_selectors.get_run_for_user(request.user, pk)
     services.run_resume(run)
-    return redirect("run_detail", pk=run.pk)
+    return _after_write(request, run.pk)
 
 
 @login_required
 @require_GET
 def run_bundle(request: HttpRequest, pk: int) -> HttpResponse:
-    run = selectors.get_run_for_user(request.user, pk)
+    run = submission_selectors.get_run_for_user(request.user, pk)
     return FileResponse(
         io.BytesIO(bundle.for_run(run)),
         as_attachment=True,
         filename=f"skynet-run-{run.pk}.zip",
         content_type="application/zip",
+    )
+
+
+@login_required
+@require_GET
+def run_best(request: HttpRequest, pk: int) -> HttpResponse:
+    """The best candidate's text (the result's once the run ended, the best so far
+    before), as a text file; 404 while no candidate has been scored."""
+    run = submission_selectors.get_run_for_user(request.user, pk)
+    text = ((run.result or {}).get("best") or {}).get("text")
+    if text is None:
+        best = best_of(selectors.candidates_of(run))
+        if best is None:
+            raise Http404("no candidate yet")
+        text = best.text
+    return FileResponse(
+        io.BytesIO(text.encode("utf-8")),
+        as_attachment=True,
+        filename=f"skynet-run-{run.pk}-best.txt",
+        content_type="text/plain; charset=utf-8",
     )

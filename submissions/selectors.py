@@ -26,9 +26,10 @@ def open_drafts_for_user(user: AbstractBaseUser) -> QuerySet[Draft]:
 
 def get_run_for_user(user: AbstractBaseUser, pk: int) -> Run:
     return get_object_or_404(
-        Run.objects.select_related("dataset", "contract_check", "metric_version__metric").defer(
-            "checkpoint"
-        ),
+        Run.objects.select_related("dataset", "contract_check", "metric_version__metric")
+        # The run page polls: it reads neither gepa's checkpoint nor the dataset's rows
+        # (the bundle reads the file when it is asked for).
+        .defer("checkpoint", "dataset__raw", "dataset__rows", "dataset__row_numbers"),
         pk=pk,
         owner=user,
     )

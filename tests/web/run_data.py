@@ -147,3 +147,151 @@ def make_quiz_run(
         dataset=dataset,
         contract_check=check,
     )
+
+
+def finished_quiz_run(client, draft, owner, capture, provider, **options) -> Run:
+    """A quiz run submitted and run to its end in this process, as the runs worker's task
+    runs it (settings.RUNS_DIR must point somewhere of the test's own)."""
+    from optimizations import execution
+
+    with quiz_models(provider):
+        run = submit_quiz_run(client, draft, owner, capture, **options)
+        execution.execute_run(run.pk)
+    run.refresh_from_db()
+    return run
+
+
+# The candidates of a running run written by hand: the seed, a child that does better on
+# every case but the last, and a grandchild, not as good, with failed cases.
+HAND_TEXTS = {
+    0: quiz.SEED,
+    # A word longer than a phone's screen: the page wraps it rather than widen.
+    1: f"{quiz.SEED}\n{quiz.INSTRUCTION} Spell-it-as-in-{'-'.join(quiz.CAPITALS)}.",
+    2: f"{quiz.SEED}\n{quiz.INSTRUCTION} Spell it as the country does.",
+}
+
+
+def hand_run(owner, *, status="running", attempt=1, metric_calls=24, **fields) -> Run:
+    """A run as a worker in the middle of it leaves the rows: status, progress, three
+    candidates and a few events, written by hand (no model, no sandbox)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from checks.models import Check
+    from optimizations.models import RunCandidate, RunEvent
+    from submissions.models import Dataset
+
+    dataset = Dataset.objects.create(
+        owner=owner,
+        filename="capitals.jsonl",
+        raw=quiz.jsonl(),
+        sha256="0" * 64,
+        format="jsonl",
+        encoding="utf-8",
+        columns=["country", "capital"],
+        row_count=12,
+    )
+    check = Check.objects.create(owner=owner, source=quiz.SPECIFIC, status="passed", result={})
+    now = timezone.now()
+    config = {
+        "format": 1,
+        "name": "capitals by hand",
+        "artifact": {"kind": "prompt", "content": quiz.SEED, "program": None},
+        "dataset": {
+            "filename": "capitals.jsonl",
+            "sha256": "0" * 64,
+            "format": "jsonl",
+            "encoding": "utf-8",
+            "rows": 12,
+            "columns": {"country": "input", "capital": "output"},
+            "splits": {
+                "mode": "ratio",
+                "ratios": {"train": 0.5, "validation": 0.5, "test": 0.0},
+                "seed": 0,
+                "column": None,
+                "counts": {"train": 6, "validation": 4, "test": 0},
+            },
+        },
+        "metric": {"file": "metric.py", "sha256": "0" * 64, "metric_id": None, "version": None},
+        "models": {
+            "task": "openai/test-gpt",
+            "reflection": "openai/test-gpt",
+            "metric": "openai/test-gpt",
+            "metric_chosen": None,
+        },
+        "engine": {"chosen": "gepa", "resolved": "gepa"},
+        "budget": {"metric_calls": 60, "usd": 5.0},
+        "check": {"id": check.pk, "status": "passed", "fingerprint": "f", "sample_rows": [0]},
+        "projection": None,
+    }
+    progress = {
+        "iteration": 3,
+        "metric_calls": metric_calls,
+        "max_metric_calls": 60,
+        "cases_run": metric_calls,
+        "candidates": 3,
+        "best": {"idx": 1, "score": 0.75},
+        "seed_score": 0.0,
+        "points": [[0, 0.0], [12, 0.75]],
+        "front": {"0": [1, 2], "1": [1, 2], "2": [1], "3": [0, 1, 2]},
+        "spend": {
+            "task_usd": 0.0123,
+            "metric_usd": 0.0,
+            "reflection_usd": 0.0456,
+            "task_calls": 30,
+            "metric_calls": 0,
+            "reflection_calls": 3,
+            "total_usd": 0.0579,
+            "max_usd": 5.0,
+        },
+    }
+    run = Run.objects.create(
+        owner=owner,
+        name="capitals by hand",
+        config=config,
+        metric_source=quiz.SPECIFIC,
+        dataset=dataset,
+        contract_check=check,
+        status=status,
+        attempt=attempt,
+        progress=progress,
+        started_at=now - timedelta(minutes=4),
+        heartbeat_at=now,
+        enqueued_at=now - timedelta(minutes=5),
+        **fields,
+    )
+    scores = {
+        0: {"0": 0.0, "1": 0.0, "2": 0.0, "3": 0.0},
+        1: {"0": 1.0, "1": 1.0, "2": 1.0, "3": 0.0},
+        2: {"0": 1.0, "1": 1.0, "2": 0.0, "3": 0.0},
+    }
+    for idx, parents, found, problems in (
+        (0, [], 0, {}),
+        (1, [0], 12, {}),
+        (2, [1], 20, {"run_error": 3}),
+    ):
+        RunCandidate.objects.create(
+            run=run,
+            idx=idx,
+            text=HAND_TEXTS[idx],
+            parents=parents,
+            val_scores=scores[idx],
+            average=sum(scores[idx].values()) / 4,
+            discovered_at=found,
+            problems=problems,
+        )
+    for iteration, kind, data in (
+        (0, "claimed", {"worker": "worker-a"}),
+        (1, "iteration", {}),
+        (1, "parent_selected", {"parent": 0, "score": 0.0}),
+        (1, "proposed", {"text": HAND_TEXTS[1], "digest": "d1"}),
+        (1, "accepted", {"candidate": 1, "score": 3.0, "parents": [0]}),
+        (1, "valset", {"candidate": 1, "average": 0.75, "best": True}),
+        (2, "rejected", {"old": 2.0, "new": 1.0, "reason": "not better"}),
+        (3, "accepted", {"candidate": 2, "score": 3.0, "parents": [1]}),
+        (3, "valset", {"candidate": 2, "average": 0.5, "best": False}),
+        (3, "front", {"front": [1, 2]}),
+    ):
+        RunEvent.objects.create(run=run, attempt=attempt, iteration=iteration, kind=kind, data=data)
+    return run

@@ -177,6 +177,7 @@ OWNED = {
     "run_bundle": ("get", "/en/runs/{u}/bundle.zip"),
     "run_cancel": ("post", "/en/runs/{u}/cancel/"),
     "run_resume": ("post", "/en/runs/{u}/resume/"),
+    "run_best": ("get", "/en/runs/{u}/best.txt"),
     "metric_evaluate": ("get", "/en/metrics/{m}/evaluate/"),
     "metric_evaluate_upload": ("post", "/en/metrics/{m}/evaluate/upload/"),
     "draft_evaluate": ("get", "/en/submit/{d}/evaluate/"),

@@ -32,12 +32,13 @@ def test_the_run_page_says_what_happens_next_and_offers_the_bundle(
     owner_client.post(f"/en/submit/{draft.pk}/submit/", {"name": "tickets"})
     run = Run.objects.get()
     body = owner_client.get(f"/en/runs/{run.pk}/").content.decode()
-    assert "What happens next" in body
-    assert "queued for the optimization service" in body
-    assert "does not run queued runs yet" in body
-    next_steps = body[body.index('id="run-next"') :].split("</section>")[0]
-    assert f'href="/en/runs/{run.pk}/bundle.zip"' in next_steps
-    assert "download its bundle" in next_steps
+    standing = body[body.index('id="run-standing"') :].split("</section>")[0]
+    assert "The run is queued" in standing
+    assert "It waits for a worker to pick it up." in standing
+    assert "does not run queued runs yet" not in body
+    setup = body[body.index('id="run-setup"') :].split("</section>")[0]
+    assert f'href="/en/runs/{run.pk}/bundle.zip"' in setup
+    assert "result (result.json)" in setup
 
 
 def _options(body: str) -> str:

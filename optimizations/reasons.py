@@ -1,0 +1,138 @@
+"""Why a run stands where it does, in the reader's language: why a finished run stopped,
+why one paused or failed (with its failure's details), and what a queued one waits for."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.utils import formats
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from messages import UNKNOWN, fill, words
+from messages.contract import STAGE_NAMES
+from messages.wizard import ENGINE_NAMES
+from submissions.models import Run
+from submissions.presenters import usd
+
+PAUSED_NOTE = gettext_lazy("Everything so far is kept; Resume goes on from the last checkpoint.")
+
+# A provider that kept failing, by the role of its model in the run.
+PROVIDER_FAILED = {
+    "task": gettext_lazy("The task model's provider kept failing (%(code)s): %(message)s."),
+    "metric": gettext_lazy("The metric model's provider kept failing (%(code)s): %(message)s."),
+    "reflection": gettext_lazy(
+        "The reflection model's provider kept failing (%(code)s): %(message)s."
+    ),
+}
+
+
+def _message(params: dict) -> str:
+    return str(params.get("message") or "").strip().rstrip(".") or "—"
+
+
+def stop_text(run: Run) -> str:
+    """Why a finished run stopped; "" for any other."""
+    if run.status != Run.Status.FINISHED:
+        return ""
+    budget = (run.config or {}).get("budget") or {}
+    if run.stop_reason == "metric_calls":
+        calls = (run.progress or {}).get("max_metric_calls") or budget.get("metric_calls") or 0
+        return _("It used its budget of %(calls)s metric calls.") % {
+            "calls": formats.number_format(calls)
+        }
+    if run.stop_reason == "usd_budget":
+        spend = (run.progress or {}).get("spend") or {}
+        limit = spend.get("max_usd") or budget.get("usd") or 0
+        return _("It reached its dollar budget of %(usd)s.") % {"usd": usd(float(limit))}
+    if run.stop_reason == "stop_file":
+        return _("It was stopped by the stop file (gepa.stop) in its folder on the worker.")
+    return _("It finished.")
+
+
+def failure_text(run: Run) -> str:
+    """Why a paused or failed run stopped, with its failure's details; "" for any other."""
+    if run.status not in (Run.Status.PAUSED, Run.Status.FAILED):
+        return ""
+    code, params = run.failure, run.failure_params or {}
+    text = _failure_words(code, params, run)
+    if run.status == Run.Status.PAUSED:
+        return f"{text} {PAUSED_NOTE}"
+    return text
+
+
+def _failure_words(code: str, params: dict, run: Run) -> str:
+    if code == "provider_failed":
+        template = PROVIDER_FAILED.get(params.get("role"), PROVIDER_FAILED["task"])
+        return str(template) % {"code": params.get("code") or "?", "message": _message(params)}
+    if code == "model_unavailable":
+        return _("A model this run uses can no longer be used (%(code)s): %(message)s.") % {
+            "code": params.get("code") or "?",
+            "message": _message(params),
+        }
+    if code in ("sandbox_unavailable", "sandbox_failed"):
+        reason = words(params.get("reason"), {"detail": params.get("detail", "")}, family="sandbox")
+        return _("No case could run, because the sandbox could not be started: %(reason)s") % {
+            "reason": reason
+        }
+    if code == "metric_failed":
+        stage = str(STAGE_NAMES.get(params.get("stage"), params.get("stage") or ""))
+        problem = params.get("problem") or ""
+        reason = words(problem, params.get("params") or {}) if problem else ""
+        return _("metric.py did not get past the %(stage)s stage: %(reason)s") % {
+            "stage": stage,
+            "reason": reason or "—",
+        }
+    if code == "engine_unavailable":
+        engine = params.get("engine") or ""
+        return _(
+            "The %(engine)s engine cannot run submitted runs on this workbench yet; GEPA "
+            "can. Submit the run again with GEPA."
+        ) % {"engine": str(ENGINE_NAMES.get(engine, engine or "?"))}
+    if code == "dataset_problem":
+        reason = words(params.get("code"), params.get("params"), family="dataset")
+        return _("The dataset's rows could not be read as this run asked: %(reason)s") % {
+            "reason": reason
+        }
+    if code == "no_train_rows":
+        return _(
+            "The run has no training rows to learn from. Give the train split some rows and "
+            "submit it again."
+        )
+    if code == "time_limit":
+        return _("The run reached the worker's time limit for one go.")
+    if code == "internal_error":
+        return _("The worker stopped the run on an unexpected error (%(type)s).") % {
+            "type": params.get("type") or "?"
+        }
+    if code == "worker_lost":
+        count = run.attempt or settings.RUN_MAX_ATTEMPTS
+        return ngettext(
+            "The worker running it was lost %(count)s time: something in the run keeps "
+            "taking its worker down.",
+            "The worker running it was lost %(count)s times: something in the run keeps "
+            "taking its worker down.",
+            count,
+        ) % {"count": formats.number_format(count)}
+    text = words(code, params) if code else ""
+    if not text or text == fill(UNKNOWN, {"code": code}):
+        return _("The run stopped before it finished.")
+    return text
+
+
+def waiting_text(run: Run) -> str:
+    """What a queued or running run is doing, in a sentence."""
+    if run.status == Run.Status.QUEUED:
+        if run.attempt:
+            return _("It waits for a worker to go on from its last checkpoint.")
+        return _("It waits for a worker to pick it up.")
+    if run.status == Run.Status.RUNNING:
+        if run.cancel_requested:
+            return _("Stopping the run… What it found so far is kept.")
+        return _(
+            "GEPA is improving the artifact: in each iteration the reflection model reads "
+            "how a candidate did on a few training cases and writes a new one; a new "
+            "candidate that does better on them is scored on every validation case."
+        )
+    if run.status == Run.Status.CANCELLED:
+        return _("You cancelled it. What it found until then is kept.")
+    return ""
