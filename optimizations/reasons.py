@@ -46,6 +46,11 @@ def stop_text(run: Run) -> str:
         return _("It reached its dollar budget of %(usd)s.") % {"usd": usd(float(limit))}
     if run.stop_reason == "stop_file":
         return _("It was stopped by the stop file (gepa.stop) in its folder on the worker.")
+    if run.stop_reason == "perfect_score":
+        return _(
+            "A candidate scored 1 on every validation case, so it stopped there: there was "
+            "nothing left to improve, and the rest of its budget was not spent."
+        )
     return _("It finished.")
 
 

@@ -19,7 +19,7 @@ from optimizer.adapter import COMPONENT, MetricFailed, RunStopped, SandboxAdapte
 from optimizer.models import BudgetReached, ProviderFailed, ReflectionModel
 from optimizer.progress import Progress, Sink
 from optimizer.sandboxes import HeldSandboxes
-from optimizer.stoppers import CancelStopper, SpendStopper, WatchStopper
+from optimizer.stoppers import CancelStopper, PerfectStopper, SpendStopper, WatchStopper
 
 STOP_FILE = "gepa.stop"
 LOG_FILE = "run_log.txt"
@@ -41,7 +41,7 @@ class RunLog:
 @dataclass
 class Outcome:
     """How the run ended. `ended`: "finished" (a budget or a stop reached: `reason` is
-    "metric_calls", "usd_budget", "stop_file"), "cancelled", "paused" (resumable:
+    "metric_calls", "usd_budget", "stop_file", "perfect_score"), "cancelled", "paused" (resumable:
     `reason` "provider_failed" or "sandbox_unavailable") or "failed" ("metric_failed")."""
 
     ended: str
@@ -127,6 +127,8 @@ def run_gepa(
 def _optimize(spec, adapter, progress, reflection, watch, stop_cancel, stop_spend):
     import gepa
 
+    perfect = PerfectStopper()
+
     try:
         gepa.optimize(
             seed_candidate={COMPONENT: spec.seed_text},
@@ -135,7 +137,7 @@ def _optimize(spec, adapter, progress, reflection, watch, stop_cancel, stop_spen
             adapter=adapter,
             reflection_lm=reflection,
             max_metric_calls=spec.max_metric_calls,
-            stop_callbacks=[stop_cancel, stop_spend, WatchStopper(watch)],
+            stop_callbacks=[stop_cancel, stop_spend, WatchStopper(watch), perfect],
             reflection_minibatch_size=spec.minibatch_size,
             run_dir=spec.run_dir,
             logger=RunLog(os.path.join(spec.run_dir, LOG_FILE)),
@@ -164,14 +166,16 @@ def _optimize(spec, adapter, progress, reflection, watch, stop_cancel, stop_spen
         progress.flush(force=True)
         return Outcome("failed", "metric_failed", exc.params), progress
     progress.flush(force=True)
+    if stop_cancel.fired:
+        return Outcome("cancelled", "cancelled"), progress
     if watch.failed is not None:
         failed = watch.failed
         params = {"role": failed.role, "code": failed.code, "message": failed.message}
         return Outcome("paused", "provider_failed", params), progress
-    if stop_cancel.fired:
-        return Outcome("cancelled", "cancelled"), progress
     if stop_spend.fired:
         return Outcome("finished", "usd_budget"), progress
     if os.path.exists(os.path.join(spec.run_dir, STOP_FILE)):
         return Outcome("finished", "stop_file"), progress
+    if perfect.fired:
+        return Outcome("finished", "perfect_score"), progress
     return Outcome("finished", "metric_calls"), progress

@@ -45,3 +45,20 @@ class WatchStopper:
 
     def __call__(self, state: object) -> bool:
         return self.watch.failed is not None
+
+
+class PerfectStopper:
+    """Stops once a candidate scores `perfect` (gepa's perfect_score) on every validation
+    case: gepa skips reflecting on a minibatch that is all perfect, so what budget is left
+    would only be spent sampling minibatches of a candidate it can no longer improve."""
+
+    def __init__(self, perfect: float = 1.0) -> None:
+        self.perfect = perfect
+        self.fired = False
+
+    def __call__(self, state) -> bool:
+        scores = getattr(state, "prog_candidate_val_subscores", None) or []
+        self.fired = self.fired or any(
+            s and all(float(v) >= self.perfect for v in s.values()) for s in scores
+        )
+        return self.fired

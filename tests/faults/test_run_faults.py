@@ -20,11 +20,12 @@ from tests.web.run_data import make_quiz_run, quiz_models
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 
-# 40 ms a metric call: a run of a few hundred calls lasts long enough to kill a worker in it.
+# 40 ms a metric call: a run of a few hundred calls lasts long enough to kill a worker in
+# it; and at most 0.9 a case, so no candidate is perfect and the run goes to its budget.
 SLOW = quiz.SPECIFIC.replace(
     "def score(input, output, expected):\n",
     "import time\n\n\ndef score(input, output, expected):\n    time.sleep(0.04)\n",
-)
+).replace("return 1.0,", "return 0.9,")
 
 
 @pytest.fixture
@@ -79,7 +80,7 @@ def test_a_run_whose_worker_died_resumes_from_its_checkpoint_on_another_and_ends
     assert first_after.iteration > 1
     assert RunCandidate.objects.filter(run=run).count() >= kept_candidates
     assert run.progress["metric_calls"] >= before.progress["metric_calls"]
-    assert run.result["best"]["val_mean"] == 1.0
+    assert run.result["best"]["val_mean"] == pytest.approx(0.9)
     # The spend of both attempts adds up, within one dollar budget.
     assert run.progress["spend"]["total_usd"] > before.progress["spend"]["total_usd"]
 

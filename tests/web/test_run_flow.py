@@ -33,12 +33,12 @@ def test_a_run_improves_the_prompt_and_records_how(
         assert run.status == "queued" and run.config["budget"] == {"metric_calls": 60, "usd": 5.0}
         execution.execute_run(run.pk)
     run.refresh_from_db()
-    assert (run.status, run.stop_reason, run.attempt) == ("finished", "metric_calls", 1)
+    assert (run.status, run.stop_reason, run.attempt) == ("finished", "perfect_score", 1)
     result = run.result
     assert result["seed"]["val_mean"] == 0.0 and result["best"]["val_mean"] == 1.0
     assert quiz.INSTRUCTION in result["best"]["text"] and result["improvement"] == 1.0
     spend = run.progress["spend"]
-    assert spend["task_calls"] >= run.progress["metric_calls"] >= 54
+    assert spend["task_calls"] >= run.progress["metric_calls"] >= 18
     assert 0 < spend["total_usd"] <= 5.0
     assert spend["total_usd"] == pytest.approx(
         spend["task_usd"] + spend["metric_usd"] + spend["reflection_usd"]

@@ -67,8 +67,10 @@ def test_a_finished_run_shows_what_it_found(owner_client, finished):
     # Where it stands, and why it stopped.
     assert re.search(r'id="run-status">Finished<', html)
     assert "The run finished" in page
-    assert "It used its budget of 60 metric calls." in page
-    assert f"{calls} of 60 metric calls (100.0%)" in page
+    # It found a candidate perfect on every validation case and kept the rest of its budget.
+    assert run.stop_reason == "perfect_score" and calls < 60
+    assert "A candidate scored 1 on every validation case, so it stopped there" in page
+    assert f"{calls} of 60 metric calls" in page
     assert re.search(rf'<progress class="run-progress" max="60" value="{calls}"', html)
     assert f"Iteration {progress['iteration']}" in page
     assert "Ran for" in page and "Time left" not in page

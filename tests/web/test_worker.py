@@ -118,6 +118,6 @@ def test_a_submitted_run_is_run_by_the_worker_to_the_end(
         )
         wait_for(lambda: Run.objects.get(pk=run.pk).status in Run.FINAL, timeout=120)
     run.refresh_from_db()
-    assert (run.status, run.stop_reason, run.attempt) == ("finished", "metric_calls", 1)
+    assert (run.status, run.stop_reason, run.attempt) == ("finished", "perfect_score", 1)
     assert run.worker and run.started_at and run.finished_at
     assert run.result["best"]["val_mean"] > run.result["seed"]["val_mean"]
