@@ -42,9 +42,14 @@ DSPY_METRIC = '''"""score() from metric.py as a DSPy GEPA metric: metric(gold, p
 
     import dspy
     from dspy_metric import metric
-    optimizer = dspy.GEPA(metric=metric, reflection_lm=...)
+    dspy.configure(lm=dspy.LM("openai/gpt-4.1-mini"))  # the task model; llm() asks it too
+    optimizer = dspy.GEPA(metric=metric, reflection_lm=..., track_stats=True)
 
-Inputs and expected values are the dataset's columns as this run marked them.
+Inputs and expected values are the dataset's columns as this run marked them. llm() in
+metric.py asks dspy's configured LM, or the model named by SKYNET_METRIC_MODEL; a return
+value that breaks the contract, or llm() with no model, stops the run with the reason
+rather than scoring 0. GEPA's second call on an example reuses the first verdict. See
+skynet/dspy_adapter.py.
 """
 
 from metric import score

@@ -21,7 +21,8 @@ def llm(instructions: str, input: object = None) -> str:
     """Send instructions (and optional JSON input) to the metric model; return its text.
 
     Raises ModelError with the parent's error code, or "no_channel" outside a
-    check, "request_too_large", "channel_closed" or "protocol".
+    check (unless skynet.dspy_adapter gave it a model of the user's), "request_too_large",
+    "channel_closed" or "protocol".
     """
     if not isinstance(instructions, str):
         raise TypeError("llm_instructions_not_string")
@@ -34,6 +35,9 @@ def llm(instructions: str, input: object = None) -> str:
         raise TypeError("llm_input_not_json") from None
     sock = _state.channel()
     if sock is None:
+        local = _state.local_model()
+        if local is not None:  # the bundle's DSPy adapter: a model the user configured
+            return local(instructions, input)  # type: ignore[operator]
         raise ModelError("no_channel")
     with _state.lock:
         try:

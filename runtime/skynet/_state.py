@@ -18,6 +18,12 @@ OBSERVATION_KEYS = ("duration_ms", "cost_usd", "model_calls", "input_tokens", "o
 
 _observation: MappingProxyType = MappingProxyType(dict.fromkeys(OBSERVATION_KEYS))
 _channel: object | None = None
+# Outside a check (the bundle's DSPy adapter): what answers llm() without a channel, and
+# what observation() says once about the measurements it cannot have there.
+_local_model: object | None = None
+_local_note: list[str] = []
+# There, dspy scores examples in threads: each thread's own observation.
+_here = _thread._local()
 # llm() may be called from several metric threads; one request at a time on the socket.
 lock = _thread.allocate_lock()
 
@@ -42,11 +48,35 @@ def observation() -> MappingProxyType:
     A read-only view is enough: what the parent reports comes from the parent's
     own copy, so nothing the metric does here can change it.
     """
-    return _observation
+    if _local_note:
+        import warnings
+
+        warnings.warn(_local_note.pop(), stacklevel=2)
+    return getattr(_here, "observation", None) or _observation
+
+
+def install_here(observation: Mapping | None) -> None:
+    """Outside a check: this thread's observation (the DSPy adapter's, one per example)."""
+    source = observation or {}
+    _here.observation = MappingProxyType(
+        {key: _measure(source.get(key)) for key in OBSERVATION_KEYS}
+    )
 
 
 def channel() -> object | None:
     return _channel
+
+
+def local_model() -> object | None:
+    return _local_model
+
+
+def use_locally(model: object | None, note: str = "") -> None:
+    """Outside a check: llm() asks `model` (a callable(instructions, input) -> str), and
+    the first observation() warns with `note` (what is not measured here)."""
+    global _local_model
+    _local_model = model
+    _local_note[:] = [note] if note else []
 
 
 _waiting: dict[str, dict] = {}

@@ -1,20 +1,18 @@
 """Use a skynet score() as a DSPy metric, in the shape DSPy's GEPA optimizer expects.
 
+    import dspy
     from skynet.dspy_adapter import as_dspy_metric
     from metric import score
 
+    dspy.configure(lm=dspy.LM("openai/gpt-4.1-mini"))   # also what llm() asks, see below
     metric = as_dspy_metric(score, input_fields=["question"], output_fields=["answer"])
-    optimizer = dspy.GEPA(metric=metric, reflection_lm=...)
+    optimizer = dspy.GEPA(metric=metric, reflection_lm=..., track_stats=True)
 
 What GEPA expects (dspy.teleprompt.GEPA, its `GEPAFeedbackMetric` protocol): a
-callable ``metric(gold, pred, trace=None, pred_name=None, pred_trace=None)``
-(recent releases may also pass ``program_trace`` to a metric that declares it)
-returning either a float, or a ``dspy.Prediction`` (GEPA's
-``ScoreWithFeedback``) / dict with "score" (float) and "feedback" (str). GEPA
-reads the result both ways: ``hasattr(o, "feedback")`` then ``o["feedback"]``
-and ``o.score``. ``gold`` is a ``dspy.Example``, ``pred`` a ``dspy.Prediction``;
-both allow attribute and item access, and plain mappings or attribute objects
-work here too.
+callable ``metric(gold, pred, trace=None, pred_name=None, pred_trace=None)`` returning a
+float or a ``dspy.Prediction`` with "score" and "feedback" (and, read by dspy 3.4,
+"objective_scores"). A plain dict is not accepted. ``gold`` is a ``dspy.Example``,
+``pred`` a ``dspy.Prediction``; plain mappings and attribute objects work here too.
 
 The metric built here calls ``score(input, output, expected)`` (or
 ``score(input, output)`` for a two-parameter score) with:
@@ -25,29 +23,63 @@ The metric built here calls ``score(input, output, expected)`` (or
 - expected: {name: gold's value} for the output fields gold has, None when it
   has none of them.
 
-What score returns is validated by the same rules as the contract check
-(skynet.returns); a return value that breaks them raises MetricReturnError
-naming the problem code, since a silently wrong score would steer the
-optimizer. The result is ``dspy.Prediction(score=..., feedback=...)`` when
-dspy can be imported, else a ScoreWithFeedback of this module (attributes and
-item access alike). Standard library only: dspy is imported lazily, if at all.
+and returns ``dspy.Prediction(score=..., feedback=..., objective_scores=...)`` (a
+ScoreWithFeedback of this module without dspy), where objective_scores are the named
+"scores" of score's side info, and an empty feedback is None, so that dspy writes its
+own ("This trajectory got a score of ...") rather than give the reflection model nothing.
+
+Nothing fails in silence. dspy.Evaluate and dspy.GEPA catch every Exception a metric
+raises and record `failure_score`, so a metric that broke the contract would steer the
+run with zeros and one log line. Here a return value that breaks the contract raises
+MetricReturnError, and llm() without a model raises MetricSetupError: both are
+BaseExceptions on purpose, which dspy does not catch, and stop the run with the reason.
+
+- **llm()**, outside the workbench, asks the model given as `lm=` (a dspy.LM or any
+  callable(messages=[...]) -> [text]), else dspy's configured LM (dspy.configure(lm=...)),
+  else ``dspy.LM(os.environ["SKYNET_METRIC_MODEL"])``. A failed call raises
+  skynet.ModelError("model_error", message), as in the workbench.
+- **observation()** holds what dspy measured: input_tokens and output_tokens of the
+  program's calls, from dspy's usage tracking (dspy.configure(track_usage=True)). It
+  cannot know a case's duration_ms, cost_usd or model_calls: they are None (reward()
+  reads None as not measured), and the first observation() says so in a warning.
+- **GEPA's second call**: GEPA calls the metric once to score an example and again,
+  with pred_name and pred_trace, for the reflection's feedback. The verdict of the first
+  call is kept for the same (example, prediction) and returned again, so a judge metric
+  is neither paid for twice nor able to disagree with itself.
+
+Standard library only: dspy is imported lazily, when there.
 """
 
 from __future__ import annotations
 
 import inspect
+import json
+import os
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 
-from skynet import signature
+from skynet import _state, signature
+from skynet._model import ModelError
 from skynet.returns import check_return
 
-__all__ = ["MetricReturnError", "ScoreWithFeedback", "as_dspy_metric"]
+__all__ = ["MetricReturnError", "MetricSetupError", "ScoreWithFeedback", "as_dspy_metric"]
+
+# Verdicts kept for GEPA's second, reflection-time call on the same example and prediction.
+CACHE_SIZE = 4096
+MODEL_VARIABLE = "SKYNET_METRIC_MODEL"
+NOT_MEASURED = (
+    "skynet.observation() outside the workbench: duration_ms, cost_usd and model_calls "
+    "are not measured here (None); input_tokens and output_tokens are dspy's usage of the "
+    "program's calls, when dspy.configure(track_usage=True)."
+)
 
 _MISSING = object()
 
 
-class MetricReturnError(ValueError):
-    """score() returned something that is not a valid (score, side_info) pair."""
+class MetricReturnError(BaseException):
+    """score() returned something that is not a valid (score, side_info) pair. A
+    BaseException, so that dspy does not turn it into a silent failure_score."""
 
     def __init__(self, code: str, params: dict | None = None) -> None:
         super().__init__(code, params or {})
@@ -58,14 +90,23 @@ class MetricReturnError(ValueError):
         return f"{self.code}: {self.params}" if self.params else self.code
 
 
+class MetricSetupError(BaseException):
+    """llm() has no model to ask here: pass lm=, configure dspy's LM, or set
+    SKYNET_METRIC_MODEL. A BaseException, as MetricReturnError."""
+
+
 class ScoreWithFeedback:
-    """The result without dspy: `.score` / `.feedback`, also as ["score"] / ["feedback"]."""
+    """The result without dspy: `.score` / `.feedback` / `.objective_scores`, also as
+    ["score"] / ["feedback"] / ["objective_scores"]."""
 
-    __slots__ = ("feedback", "score")
+    __slots__ = ("feedback", "objective_scores", "score")
 
-    def __init__(self, score: float, feedback: str) -> None:
+    def __init__(
+        self, score: float, feedback: str | None, objective_scores: dict | None = None
+    ) -> None:
         self.score = score
         self.feedback = feedback
+        self.objective_scores = objective_scores
 
     def __getitem__(self, key: str) -> object:
         if key not in self.__slots__:
@@ -81,10 +122,13 @@ class ScoreWithFeedback:
         return getattr(self, key) if key in self.__slots__ else default
 
     def keys(self) -> list[str]:
-        return ["score", "feedback"]
+        return ["score", "feedback", "objective_scores"]
 
     def __repr__(self) -> str:
-        return f"ScoreWithFeedback(score={self.score!r}, feedback={self.feedback!r})"
+        return (
+            f"ScoreWithFeedback(score={self.score!r}, feedback={self.feedback!r}, "
+            f"objective_scores={self.objective_scores!r})"
+        )
 
 
 _prediction: list = []  # [dspy.Prediction or None], filled on first use
@@ -135,15 +179,133 @@ def _call_args(score: Callable) -> int:
     return call_args
 
 
+def _text_of(output: object) -> str:
+    """A dspy.LM's first output as text (a string, or a dict with "text")."""
+    if isinstance(output, list | tuple):
+        output = output[0] if output else ""
+    if isinstance(output, Mapping):
+        output = output.get("text", "")
+    return "" if output is None else str(output)
+
+
+def _complete(lm: object, system: str | None, user: str) -> str:
+    """One completion: a dspy.LM through its Request API (lm15), anything else as
+    callable(messages=[...]) -> [text]."""
+    try:
+        import dspy
+
+        lm15 = dspy.lm15
+        native = isinstance(lm, dspy.LM)
+    except Exception:
+        native = False
+    if native:
+        request = lm15.Request(model=lm.model, messages=(lm15.Message.user(user),), system=system)
+        return lm(request).text or ""  # type: ignore[operator]
+    messages = [{"role": "user", "content": user}]
+    if system is not None:
+        messages.insert(0, {"role": "system", "content": system})
+    return _text_of(lm(messages=messages))  # type: ignore[operator]
+
+
+def _local_llm(lm: object | None) -> Callable[[str, object], str]:
+    """llm() outside the workbench: `lm`, else dspy's configured LM, else the model named
+    by SKYNET_METRIC_MODEL (made once)."""
+    made: list = []
+
+    def model() -> object:
+        if lm is not None:
+            return lm
+        try:
+            import dspy
+        except Exception:
+            dspy = None
+        configured = getattr(getattr(dspy, "settings", None), "lm", None) if dspy else None
+        if configured is not None:
+            return configured
+        name = os.environ.get(MODEL_VARIABLE, "").strip()
+        if name and dspy is not None:
+            if not made:
+                made.append(dspy.LM(name))
+            return made[0]
+        raise MetricSetupError(
+            "llm() has no model here: pass lm= to as_dspy_metric, configure dspy's LM "
+            f"(dspy.configure(lm=...)), or set {MODEL_VARIABLE} to a model name"
+        )
+
+    def ask(instructions: str, input: object = None) -> str:
+        asked = model()
+        if input is None:
+            system, user = None, instructions
+        else:
+            system = instructions
+            user = input if isinstance(input, str) else json.dumps(input, ensure_ascii=False)
+        try:
+            return _complete(asked, system, user)
+        except Exception as exc:  # the provider's failure, as the workbench reports one
+            raise ModelError("model_error", f"{type(exc).__name__}: {exc}"[:2000]) from None
+
+    return ask
+
+
+def _measured(pred: object) -> dict:
+    """What dspy measured of the program's run on this example: its tokens, when usage
+    tracking is on; the rest is not measured here."""
+    usage = None
+    get = getattr(pred, "get_lm_usage", None)
+    if callable(get):
+        try:
+            usage = get()
+        except Exception:
+            usage = None
+    if not isinstance(usage, Mapping) or not usage:
+        return {}
+    tokens_in = tokens_out = 0
+    for numbers in usage.values():
+        if isinstance(numbers, Mapping):
+            tokens_in += int(numbers.get("prompt_tokens") or 0)
+            tokens_out += int(numbers.get("completion_tokens") or 0)
+    return {"input_tokens": tokens_in, "output_tokens": tokens_out}
+
+
+class _Verdicts:
+    """The last CACHE_SIZE verdicts by (example, prediction): kept with the objects
+    themselves, so that an id is never reused while its entry lives."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, gold: object, pred: object) -> object | None:
+        with self.lock:
+            entry = self.entries.get((id(gold), id(pred)))
+            if entry is None or entry[0] is not gold or entry[1] is not pred:
+                return None
+            self.entries.move_to_end((id(gold), id(pred)))
+            return entry[2]
+
+    def put(self, gold: object, pred: object, result: object) -> None:
+        with self.lock:
+            self.entries[(id(gold), id(pred))] = (gold, pred, result)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+
 def as_dspy_metric(
     score: Callable,
     input_fields: str | Iterable[str],
     output_fields: str | Iterable[str],
+    *,
+    lm: object | None = None,
+    cache_size: int = CACHE_SIZE,
 ) -> Callable:
-    """A DSPy / GEPA metric that scores a prediction with skynet's `score`."""
+    """A DSPy / GEPA metric that scores a prediction with skynet's `score`; `lm` is the
+    model llm() asks (default: dspy's configured LM, else SKYNET_METRIC_MODEL)."""
     inputs = _names(input_fields, "input_fields")
     outputs = _names(output_fields, "output_fields")
     call_args = _call_args(score)
+    verdicts = _Verdicts(cache_size)
+    _state.use_locally(_local_llm(lm), NOT_MEASURED)
 
     def metric(
         gold: object,
@@ -152,6 +314,9 @@ def as_dspy_metric(
         pred_name: str | None = None,
         pred_trace: object = None,
     ) -> object:
+        kept = verdicts.get(gold, pred)
+        if kept is not None:
+            return kept
         input = {}
         for name in inputs:
             value = _get(gold, name)
@@ -164,15 +329,24 @@ def as_dspy_metric(
             output = {name: _get(pred, name, None) for name in outputs}
         found = {name: _get(gold, name) for name in outputs}
         expected = {k: v for k, v in found.items() if v is not _MISSING} or None
+        _state.install_here(_measured(pred))  # this thread's: dspy scores in threads
         value = score(*(input, output, expected)[:call_args])
         verdict = check_return(value)
         if not verdict.valid:
             raise MetricReturnError(verdict.problem or "", verdict.params)
         assert verdict.score is not None and verdict.feedback is not None
+        feedback = verdict.feedback if verdict.feedback.strip() else None
+        named = dict(verdict.scores) if verdict.scores else None
         prediction = _prediction_class()
         if prediction is not None:
-            return prediction(score=verdict.score, feedback=verdict.feedback)
-        return ScoreWithFeedback(verdict.score, verdict.feedback)
+            fields = {"score": verdict.score, "feedback": feedback}
+            if named:
+                fields["objective_scores"] = named
+            result = prediction(**fields)
+        else:
+            result = ScoreWithFeedback(verdict.score, feedback, named)
+        verdicts.put(gold, pred, result)
+        return result
 
     metric.__name__ = metric.__qualname__ = getattr(score, "__name__", "metric")
     return metric
