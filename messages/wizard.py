@@ -30,6 +30,19 @@ STEP_PROBLEMS = {
 
 ENGINE_NAMES = {"auto": _("Auto"), "gepa": _("GEPA"), "dspy_gepa": _("DSPy GEPA")}
 
+# Why Auto chose the engine it did, by the artifact's kind (the docs' Engines table).
+AUTO_REASONS = {
+    "prompt": _(
+        "Auto chose GEPA: it optimizes prompt templates and Python programs, and this "
+        "artifact is a prompt template."
+    ),
+    "python": _(
+        "Auto chose GEPA: it optimizes prompt templates and Python programs, and this "
+        "artifact is a Python program."
+    ),
+    "dspy": _("Auto chose DSPy GEPA: it optimizes DSPy programs, and this artifact is one."),
+}
+
 STEP_TITLES = {
     "artifact": _("Artifact"),
     "dataset": _("Dataset"),

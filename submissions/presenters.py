@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy, ngettext
 import dataset_files
 from checks import presenters as check_presenters
 from messages import reference_rows, words
-from messages.wizard import ENGINE_NAMES, ROLE_NAMES, SPLIT_NAMES, STEP_TITLES
+from messages.wizard import AUTO_REASONS, ENGINE_NAMES, ROLE_NAMES, SPLIT_NAMES, STEP_TITLES
 from submissions import rules, services
 from submissions.models import FORM_STEPS, STEPS, Draft
 
@@ -135,8 +135,12 @@ def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) 
 
 def config_rows(config: dict) -> dict:
     """The engine, the column roles and the split counts of a run configuration, worded."""
+    engine = config["engine"]
+    kind = (config.get("artifact") or {}).get("kind", "")
     return {
-        "engine_name": ENGINE_NAMES.get(config["engine"]["resolved"], ""),
+        "engine_name": ENGINE_NAMES.get(engine["resolved"], ""),
+        # Said only when Auto made the choice.
+        "engine_reason": AUTO_REASONS.get(kind, "") if engine.get("chosen") == "auto" else "",
         "role_rows": [
             (column, ROLE_NAMES.get(role, role))
             for column, role in config["dataset"]["columns"].items()
