@@ -6,7 +6,8 @@ per-call time, and where a run's time goes, in one run of this script.
 
 The models are instant fakes on 127.0.0.1 (tests.quiz's task and reflection models behind
 tests.providers.fakes.FakeProvider, over real HTTP), so what is measured is the
-workbench's own cost. Everything runs on a private stack (scripts/bench_stack.py:
+workbench's own cost; the metric is quiz.CAPPED, which no candidate scores perfectly on,
+so the run goes on to its budget. Everything runs on a private stack (scripts/bench_stack.py:
 embedded Redis, a fresh SQLite database, one Celery worker). Printed as ratios against a
 baseline measured in the same run:
 - bare: the same prompt and metric over as many cases as the run makes, through warm
@@ -140,7 +141,7 @@ def main() -> int:
         owner = get_user_model().objects.create_user(username="bench", password=None)
 
         def in_worker(calls: int) -> tuple[Run, float]:
-            run = make_quiz_run(owner, budget=calls, budget_usd=100.0)
+            run = make_quiz_run(owner, source=quiz.CAPPED, budget=calls, budget_usd=100.0)
             started = time.perf_counter()
             enqueue(RUN_OPTIMIZATION_TASK, run.pk)
             deadline = time.monotonic() + 1800
@@ -206,6 +207,7 @@ def timed_run(owner, calls: int, make_quiz_run, execution) -> dict:
     import contract.evaluation
     import optimizer.adapter as adapter_module
     from optimizations.execution import DatabaseSink
+    from tests import quiz
 
     spent = {"evaluate": 0.0, "database": 0.0}
 
@@ -247,7 +249,7 @@ def timed_run(owner, calls: int, make_quiz_run, execution) -> dict:
 
     execution.run_gepa = run_gepa
     try:
-        run = make_quiz_run(owner, budget=calls, budget_usd=100.0)
+        run = make_quiz_run(owner, source=quiz.CAPPED, budget=calls, budget_usd=100.0)
         started = time.perf_counter()
         execution.execute_run(run.pk)
         total = time.perf_counter() - started
