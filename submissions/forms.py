@@ -306,7 +306,9 @@ class ModelsForm(ModelPickers, forms.Form):
         max_value=Decimal("100000"),
         decimal_places=2,
         required=False,
+        # Localized ("5,00" in Spanish), so a text field; the keyboard still offers digits.
         localize=True,
+        widget=forms.TextInput(attrs={"inputmode": "decimal"}),
         help_text=_(
             "The most the run may spend on the task, metric and reflection models together. "
             "It stops there and keeps its best candidate."
