@@ -56,10 +56,13 @@ def observation() -> MappingProxyType:
 
 
 def install_here(observation: Mapping | None) -> None:
-    """Outside a check: this thread's observation (the DSPy adapter's, one per example)."""
-    source = observation or {}
+    """Outside a check: this thread's observation (the DSPy adapter's, one per example);
+    None takes it away again, back to the process's."""
+    if observation is None:
+        _here.__dict__.pop("observation", None)
+        return
     _here.observation = MappingProxyType(
-        {key: _measure(source.get(key)) for key in OBSERVATION_KEYS}
+        {key: _measure(observation.get(key)) for key in OBSERVATION_KEYS}
     )
 
 

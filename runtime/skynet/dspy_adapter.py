@@ -330,7 +330,10 @@ def as_dspy_metric(
         found = {name: _get(gold, name) for name in outputs}
         expected = {k: v for k, v in found.items() if v is not _MISSING} or None
         _state.install_here(_measured(pred))  # this thread's: dspy scores in threads
-        value = score(*(input, output, expected)[:call_args])
+        try:
+            value = score(*(input, output, expected)[:call_args])
+        finally:
+            _state.install_here(None)
         verdict = check_return(value)
         if not verdict.valid:
             raise MetricReturnError(verdict.problem or "", verdict.params)

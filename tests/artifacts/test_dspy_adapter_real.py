@@ -25,6 +25,7 @@ def _real_dspy(monkeypatch):
     monkeypatch.delenv(dspy_adapter.MODEL_VARIABLE, raising=False)
     yield
     _state.use_locally(None)
+    _state.install_here(None)
 
 
 @pytest.fixture
@@ -187,3 +188,5 @@ def test_observation_holds_dspys_token_counts_and_says_what_it_cannot_know():
     assert seen[1]["input_tokens"] is None  # no usage tracked for that one
     notes = [w for w in caught if "not measured here" in str(w.message)]
     assert len(notes) == 1
+    # Outside a scoring, observation() is the process's again: nothing leaks.
+    assert observation()["input_tokens"] is None

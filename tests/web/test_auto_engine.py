@@ -4,6 +4,7 @@ review step and on the run page."""
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
 
 from submissions import rules
 from submissions.models import ArtifactKind, Draft, Engine
@@ -41,9 +42,10 @@ def test_auto_picks_the_docs_engine_for_each_kind_and_says_why(owner, kind, engi
         "engine": {"chosen": "auto", "resolved": engine},
         "dataset": {"columns": {}, "splits": {"counts": {}}},
     }
-    assert config_rows(config)["engine_reason"] == words
-    chosen = {**config, "engine": {"chosen": engine, "resolved": engine}}
-    assert config_rows(chosen)["engine_reason"] == ""  # a choice of the user's needs no reason
+    with translation.override("en"):
+        assert config_rows(config)["engine_reason"] == words
+        chosen = {**config, "engine": {"chosen": engine, "resolved": engine}}
+        assert config_rows(chosen)["engine_reason"] == ""  # a choice of the user's needs no reason
 
 
 def test_the_run_page_says_which_engine_auto_chose_and_why(owner, owner_client):
