@@ -131,10 +131,11 @@ def main() -> int:
         from django.contrib.auth import get_user_model
 
         from checks import model_choices, sandbox_pool
+        from checks.services import enqueue
         from optimizations import execution
         from optimizer.models import RunModels
         from submissions.models import Run
-        from submissions.services import RUN_OPTIMIZATION_TASK, enqueue
+        from submissions.services import RUN_OPTIMIZATION_TASK
         from tests.web.run_data import make_quiz_run
 
         settings.RUNS_DIR = stack.tmp / "runs-here"

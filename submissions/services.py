@@ -39,10 +39,6 @@ from submissions.rules import (
 RUN_OPTIMIZATION_TASK = "runs.run"
 
 
-def enqueue(task: str, pk: int) -> None:
-    check_services.enqueue(task, pk)
-
-
 class SubmitRefused(Exception):
     """A submit the draft is not ready for; `code`: check_required, already_submitted."""
 
@@ -268,5 +264,5 @@ def run_submit(draft: Draft, *, name: str = "") -> Run:
     )
     # Sent once the row is committed, so the worker finds it; the sweeps send it again
     # if this message is lost.
-    transaction.on_commit(lambda: enqueue(RUN_OPTIMIZATION_TASK, run.pk))
+    transaction.on_commit(lambda: check_services.enqueue(RUN_OPTIMIZATION_TASK, run.pk))
     return run

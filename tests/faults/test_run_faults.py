@@ -10,10 +10,11 @@ import time
 
 import pytest
 
+from checks.services import enqueue
 from optimizations import services
 from optimizations.models import RunCandidate, RunEvent
 from submissions.models import Run
-from submissions.services import RUN_OPTIMIZATION_TASK, enqueue
+from submissions.services import RUN_OPTIMIZATION_TASK
 from tests import quiz
 from tests.conftest import wait_for
 from tests.web.run_data import make_quiz_run, quiz_models

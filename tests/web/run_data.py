@@ -178,53 +178,15 @@ def hand_run(owner, *, status="running", attempt=1, metric_calls=24, **fields) -
 
     from django.utils import timezone
 
-    from checks.models import Check
     from optimizations.models import RunCandidate, RunEvent
-    from submissions.models import Dataset
 
-    dataset = Dataset.objects.create(
-        owner=owner,
-        filename="capitals.jsonl",
-        raw=quiz.jsonl(),
-        sha256="0" * 64,
-        format="jsonl",
-        encoding="utf-8",
-        columns=["country", "capital"],
-        row_count=12,
-    )
-    check = Check.objects.create(owner=owner, source=quiz.SPECIFIC, status="passed", result={})
+    # The quiz run as submitted, then as a worker leaves it in the middle: scored on four
+    # validation cases so far.
+    run = make_quiz_run(owner)
     now = timezone.now()
-    config = {
-        "format": 1,
-        "name": "capitals by hand",
-        "artifact": {"kind": "prompt", "content": quiz.SEED, "program": None},
-        "dataset": {
-            "filename": "capitals.jsonl",
-            "sha256": "0" * 64,
-            "format": "jsonl",
-            "encoding": "utf-8",
-            "rows": 12,
-            "columns": {"country": "input", "capital": "output"},
-            "splits": {
-                "mode": "ratio",
-                "ratios": {"train": 0.5, "validation": 0.5, "test": 0.0},
-                "seed": 0,
-                "column": None,
-                "counts": {"train": 6, "validation": 4, "test": 0},
-            },
-        },
-        "metric": {"file": "metric.py", "sha256": "0" * 64, "metric_id": None, "version": None},
-        "models": {
-            "task": "openai/test-gpt",
-            "reflection": "openai/test-gpt",
-            "metric": "openai/test-gpt",
-            "metric_chosen": None,
-        },
-        "engine": {"chosen": "gepa", "resolved": "gepa"},
-        "budget": {"metric_calls": 60, "usd": 5.0},
-        "check": {"id": check.pk, "status": "passed", "fingerprint": "f", "sample_rows": [0]},
-        "projection": None,
-    }
+    config = run.config
+    config["name"] = "capitals by hand"
+    config["dataset"]["splits"]["counts"] = {"train": 6, "validation": 4, "test": 0}
     progress = {
         "iteration": 3,
         "metric_calls": metric_calls,
@@ -246,21 +208,19 @@ def hand_run(owner, *, status="running", attempt=1, metric_calls=24, **fields) -
             "max_usd": 5.0,
         },
     }
-    run = Run.objects.create(
-        owner=owner,
-        name="capitals by hand",
-        config=config,
-        metric_source=quiz.SPECIFIC,
-        dataset=dataset,
-        contract_check=check,
-        status=status,
-        attempt=attempt,
-        progress=progress,
-        started_at=now - timedelta(minutes=4),
-        heartbeat_at=now,
-        enqueued_at=now - timedelta(minutes=5),
+    for name, value in {
+        "name": "capitals by hand",
+        "config": config,
+        "status": status,
+        "attempt": attempt,
+        "progress": progress,
+        "started_at": now - timedelta(minutes=4),
+        "heartbeat_at": now,
+        "enqueued_at": now - timedelta(minutes=5),
         **fields,
-    )
+    }.items():
+        setattr(run, name, value)
+    run.save()
     scores = {
         0: {"0": 0.0, "1": 0.0, "2": 0.0, "3": 0.0},
         1: {"0": 1.0, "1": 1.0, "2": 1.0, "3": 0.0},

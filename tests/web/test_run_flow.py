@@ -13,9 +13,31 @@ from optimizations import execution
 from optimizations.models import RunCandidate, RunEvent
 from submissions.models import Run
 from tests import quiz
-from tests.web.run_data import quiz_models, submit_quiz_run
+from tests.web.run_data import finished_quiz_run, quiz_models, submit_quiz_run
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _runs_dir(settings, tmp_path):
+    """gepa's run folders go under the test's own folder."""
+
+
+@pytest.fixture
+def quiz_run(owner_client, draft, owner, session_models, django_capture_on_commit_callbacks):
+    """quiz_run(**options): the quiz submitted from the wizard and run to its end here."""
+
+    def run(**options):
+        return finished_quiz_run(
+            owner_client,
+            draft,
+            owner,
+            django_capture_on_commit_callbacks,
+            session_models,
+            **options,
+        )
+
+    return run
 
 
 def test_a_run_improves_the_prompt_and_records_how(
@@ -27,7 +49,6 @@ def test_a_run_improves_the_prompt_and_records_how(
     settings,
     tmp_path,
 ):
-    settings.RUNS_DIR = tmp_path / "runs"
     with quiz_models(session_models):
         run = submit_quiz_run(owner_client, draft, owner, django_capture_on_commit_callbacks)
         assert run.status == "queued" and run.config["budget"] == {"metric_calls": 60, "usd": 5.0}
@@ -57,53 +78,15 @@ def test_a_run_improves_the_prompt_and_records_how(
         assert archive.read("best-prompt.txt").decode() == result["best"]["text"]
 
 
-def test_feedback_that_names_nothing_does_not_improve_it(
-    owner_client,
-    draft,
-    owner,
-    session_models,
-    django_capture_on_commit_callbacks,
-    settings,
-    tmp_path,
-):
-    settings.RUNS_DIR = tmp_path / "runs"
-    with quiz_models(session_models):
-        run = submit_quiz_run(
-            owner_client,
-            draft,
-            owner,
-            django_capture_on_commit_callbacks,
-            source=quiz.USELESS,
-            budget=40,
-        )
-        execution.execute_run(run.pk)
-    run.refresh_from_db()
+def test_feedback_that_names_nothing_does_not_improve_it(quiz_run):
+    run = quiz_run(source=quiz.USELESS, budget=40)
     assert run.status == "finished"
     assert run.result["best"]["val_mean"] == run.result["seed"]["val_mean"] == 0.0
     assert run.result["improvement"] == 0.0
 
 
-def test_the_dollar_budget_ends_it_with_its_best(
-    owner_client,
-    draft,
-    owner,
-    session_models,
-    django_capture_on_commit_callbacks,
-    settings,
-    tmp_path,
-):
-    settings.RUNS_DIR = tmp_path / "runs"
-    with quiz_models(session_models):
-        run = submit_quiz_run(
-            owner_client,
-            draft,
-            owner,
-            django_capture_on_commit_callbacks,
-            budget=100000,
-            budget_usd="0.01",
-        )
-        execution.execute_run(run.pk)
-    run.refresh_from_db()
+def test_the_dollar_budget_ends_it_with_its_best(quiz_run):
+    run = quiz_run(budget=100000, budget_usd="0.01")
     assert (run.status, run.stop_reason) == ("finished", "usd_budget")
     assert run.progress["spend"]["total_usd"] <= 0.01
     assert run.result is not None and run.progress["metric_calls"] < 100000
@@ -118,7 +101,6 @@ def test_a_second_delivery_does_nothing(
     settings,
     tmp_path,
 ):
-    settings.RUNS_DIR = tmp_path / "runs"
     with quiz_models(session_models):
         run = submit_quiz_run(
             owner_client, draft, owner, django_capture_on_commit_callbacks, budget=20
@@ -137,7 +119,6 @@ def test_a_provider_failing_mid_run_pauses_it_and_resume_goes_on(
     from tests.providers.fakes import Reply
     from tests.web.run_data import make_quiz_run
 
-    settings.RUNS_DIR = tmp_path / "runs"
     run = make_quiz_run(owner, budget=60)
     down = Reply(status=503, body={"error": {"message": "overloaded"}}, when=quiz.REFLECTION_MARK)
     with quiz_models(session_models):
@@ -171,7 +152,6 @@ def test_a_task_model_that_keeps_failing_pauses_the_run_rather_than_scoring_zero
     from tests.providers.fakes import Reply
     from tests.web.run_data import make_quiz_run
 
-    settings.RUNS_DIR = tmp_path / "runs"
     run = make_quiz_run(owner, budget=60)
     down = Reply(status=500, body={"error": {"message": "boom"}}, when="capital of")
     with quiz_models(session_models):
@@ -188,7 +168,6 @@ def test_a_task_model_that_keeps_failing_pauses_the_run_rather_than_scoring_zero
 def test_a_run_of_an_engine_not_run_here_fails_saying_so(owner, session_models, settings, tmp_path):
     from tests.web.run_data import make_quiz_run
 
-    settings.RUNS_DIR = tmp_path / "runs"
     run = make_quiz_run(owner)
     run.config["engine"] = {"chosen": "dspy_gepa", "resolved": "dspy_gepa"}
     run.save()
