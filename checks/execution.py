@@ -66,7 +66,7 @@ def execute_check(check_id: int) -> None:
                 on_progress=save_progress,
                 progress_every_s=PROGRESS_EVERY_S,
                 sandbox_config=sandbox_pool.config(),
-                sandboxes=sandbox_pool.sandboxes(),
+                sandboxes=sandbox_pool.sandboxes((check.artifact or {}).get("kind")),
                 llm_for_case=llm_for_case,
                 artifact=check.artifact_value,
                 task_llm_for_case=task_llm_for_case,

@@ -8,7 +8,8 @@ import logging
 from django.conf import settings
 
 from contract import sandbox
-from contract.runner import OnDemand, SandboxSource
+from contract.runner import OnDemand, Roles, SandboxSource
+from contract.sandbox import site
 from contract.warm import WarmPool
 
 logger = logging.getLogger(__name__)
@@ -29,7 +30,10 @@ def base_config() -> sandbox.SandboxConfig:
         changes["bwrap"] = settings.SANDBOX_BWRAP
     if settings.SANDBOX_CGROUP:
         changes["cgroup"] = settings.SANDBOX_CGROUP
-    return dataclasses.replace(sandbox.SandboxConfig(), **changes)
+    config = dataclasses.replace(sandbox.SandboxConfig(), **changes)
+    # DSPy's packages, staged once per process, for the runs of DSPy programs.
+    staged = site.site_packages(sandbox.stage_gid(config))
+    return dataclasses.replace(config, site_packages=staged) if staged else config
 
 
 def config() -> sandbox.SandboxConfig:
@@ -60,10 +64,26 @@ def stop_pool() -> None:
         _pool = None
 
 
-def sandboxes() -> SandboxSource:
+def sandboxes(artifact_kind: str | None = None) -> SandboxSource:
     """Where this process's checks get their sandboxes: the warm pool of a worker, or one
-    started on demand (a command, a test)."""
-    return _pool if _pool is not None else OnDemand(config())
+    started on demand (a command, a test). A DSPy program's run gets one of its own, with
+    dspy loaded (dspy_sandboxes)."""
+    common = _pool if _pool is not None else OnDemand(config())
+    if artifact_kind == "dspy":
+        return Roles(common, dspy_sandboxes())
+    return common
+
+
+def dspy_config() -> sandbox.SandboxConfig:
+    """As config(), with the memory a DSPy program's run needs (dspy alone takes ~100 MB,
+    and without a cgroup each process gets a share of the limit)."""
+    return dataclasses.replace(config(), memory_mb=settings.DSPY_SANDBOX_MEMORY_MB)
+
+
+def dspy_sandboxes() -> SandboxSource:
+    """Sandboxes for DSPy programs: each started when asked for, dspy imported before it
+    forks a case."""
+    return OnDemand(dspy_config(), preload="dspy")
 
 
 def set_slot(slot: int) -> None:

@@ -1,6 +1,6 @@
 """The user's artifact: what a check runs on each case's input before the metric.
 
-Two kinds:
+Three kinds:
 
 - "python": `source` is a program defining `run(artifact, input)`; the child
   loads it as module "program" from "program.py" and calls
@@ -62,10 +62,31 @@ class Artifact:
     kind: str
     source: str | bytes | None = None
     content: str = ""
+    instructions: tuple[tuple[str, str], ...] = ()
+    output_fields: tuple[str, ...] = ()
+    describe: bool = False
 
     @classmethod
     def python(cls, source: str | bytes, content: str = "") -> Artifact:
         return cls("python", source, content)
+
+    @classmethod
+    def dspy(
+        cls,
+        source: str | bytes,
+        *,
+        instructions: dict[str, str] | None = None,
+        output_fields: tuple[str, ...] | list[str] = (),
+        describe: bool = False,
+    ) -> Artifact:
+        return cls(
+            "dspy",
+            source,
+            "",
+            tuple(sorted((instructions or {}).items())),
+            tuple(output_fields),
+            describe,
+        )
 
     @classmethod
     def prompt(cls, template_text: str) -> Artifact:
@@ -79,16 +100,20 @@ class Artifact:
             if isinstance(self.source, bytes)
             else self.source
         )
-        return {"kind": self.kind, "content": self.content, "source": source or ""}
+        stored = {"kind": self.kind, "content": self.content, "source": source or ""}
+        if self.kind == "dspy":
+            stored["output_fields"] = list(self.output_fields)
+        return stored
 
     @classmethod
     def from_dict(cls, data: dict) -> Artifact:
-        """The artifact to_dict() stored. A DSPy program is a program: it is checked as
-        what the docs say every kind yields, the value its run(artifact, input) returns.
-        An unknown kind stays itself, for to_job() to refuse."""
+        """The artifact to_dict() stored. An unknown kind stays itself, for to_job() to
+        refuse."""
         kind, content = data.get("kind"), data.get("content", "")
-        if kind in ("python", "dspy"):
+        if kind == "python":
             return cls.python(data.get("source") or "", content)
+        if kind == "dspy":
+            return cls.dspy(data.get("source") or "", output_fields=data.get("output_fields") or ())
         return cls(kind, None, content)
 
     def to_job(self) -> dict:
@@ -116,4 +141,12 @@ class Artifact:
                 checked.problem, "program_syntax_error"
             )
             raise ArtifactError(code, checked.params)
+        if self.kind == "dspy":
+            return {
+                "kind": "dspy",
+                "source": checked.text,
+                "instructions": dict(self.instructions),
+                "output_fields": list(self.output_fields),
+                "describe": self.describe,
+            }
         return {"kind": "python", "content": self.content, "source": checked.text}

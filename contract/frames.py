@@ -192,11 +192,15 @@ def check_run_finished(frame: dict) -> dict:
     if outcome == "returned":
         _require(isinstance(frame.get("output"), dict))
         _require(isinstance(frame.get("output_repr"), str))
-        return {
+        checked = {
             "outcome": "returned",
             "output": frame["output"],
             "output_repr": frame["output_repr"][:OUTPUT_REPR_LIMIT],
         }
+        if "dspy" in frame:  # a DSPy program's fields and trace, or its predictors
+            _require(isinstance(frame["dspy"], dict))
+            checked["dspy"] = frame["dspy"]
+        return checked
     _require(outcome == "raised" and frame.get("problem") in RUN_PROBLEMS)
     _require(isinstance(frame.get("params"), dict))
     return {

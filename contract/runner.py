@@ -73,14 +73,44 @@ class OnDemand:
     """Start a sandbox when a check asks for one, kill it when given back: the command
     line and the tests."""
 
-    def __init__(self, config: sandbox.SandboxConfig | None = None) -> None:
+    def __init__(
+        self, config: sandbox.SandboxConfig | None = None, *, preload: str | None = None
+    ) -> None:
         self.config = config
+        self.preload = preload
 
     def take(self) -> WarmSandbox:
-        return WarmSandbox.start(self.config)
+        return WarmSandbox.start(self.config, preload=self.preload)
 
     def release(self, warm: WarmSandbox) -> None:
         warm.close()
+
+
+class Roles:
+    """The sandboxes of one check or evaluation when its artifact's run needs another
+    kind than its metric (a DSPy program's, with dspy loaded): the first taken, the
+    metric's (see take_boxes), comes from `metric`, the rest from `run`."""
+
+    def __init__(self, metric: SandboxSource, run: SandboxSource) -> None:
+        self.metric = metric
+        self.run = run
+        self.taken = 0
+        self.runs: set[int] = set()
+
+    def take(self) -> WarmSandbox:
+        self.taken += 1
+        if self.taken == 1:
+            return self.metric.take()
+        warm = self.run.take()
+        self.runs.add(id(warm))
+        return warm
+
+    def release(self, warm: WarmSandbox) -> None:
+        if id(warm) in self.runs:
+            self.runs.discard(id(warm))
+            self.run.release(warm)
+        else:
+            self.metric.release(warm)
 
 
 @dataclass
@@ -160,6 +190,8 @@ def _run_report(
     elif finished is not None and finished["outcome"] == "returned":
         run["output_repr"] = finished["output_repr"]
         output = finished["output"]
+        if "dspy" in finished:
+            run["dspy"] = finished["dspy"]
     elif finished is not None:
         run["status"] = "error"
         run["problem"], run["params"] = finished["problem"], finished["params"]

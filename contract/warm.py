@@ -122,13 +122,15 @@ class WarmSandbox:
         runtime_dir: str = RUNTIME_DIR,
         *,
         prefork: int = PREFORK,
+        preload: str | None = None,
     ) -> WarmSandbox:
         """Start a sandbox and wait until it is ready. Raises SandboxUnavailable when no
-        sandbox can be had here, WarmStartFailed when this one did not come up."""
+        sandbox can be had here, WarmStartFailed when this one did not come up. With
+        `preload` "dspy" it imports dspy before it forks any case (a DSPy program's run)."""
         launch, proc, parent = launch_on_socket(
             runtime_dir, WARM_SCRIPT, timeout_s=WARM_CPU_WINDOW_S, config=config
         )
-        return cls._ready(_Launched(launch, proc), parent, prefork)
+        return cls._ready(_Launched(launch, proc), parent, prefork, preload)
 
     @classmethod
     def from_zygote(cls, zygote, *, prefork: int = PREFORK) -> WarmSandbox:
@@ -140,20 +142,25 @@ class WarmSandbox:
         return cls._ready(spawned, spawned.control, prefork)
 
     @classmethod
-    def _ready(cls, body, control: socket.socket, prefork: int) -> WarmSandbox:
+    def _ready(
+        cls, body, control: socket.socket, prefork: int, preload: str | None = None
+    ) -> WarmSandbox:
         warm = cls(body, control)
         try:
-            warm._handshake()
+            warm._handshake(preload)
             warm.prefork(prefork)
         except BaseException:
             warm.close()
             raise
         return warm
 
-    def _handshake(self) -> None:
+    def _handshake(self, preload: str | None = None) -> None:
         self.control.settimeout(START_TIMEOUT_S)
+        frame = {"type": "warm", "limits": self.body.limits}
+        if preload:
+            frame["preload"] = preload
         try:
-            wire.send(self.control, {"type": "warm", "limits": self.body.limits})
+            wire.send(self.control, frame)
             ready = wire.recv(self.control)
         except (OSError, wire.ProtocolError) as exc:
             raise WarmStartFailed("internal", f"{type(exc).__name__}: {exc}") from None

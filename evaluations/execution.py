@@ -319,7 +319,7 @@ def execute_evaluation(evaluation_id: int) -> None:
                 evaluation.source,
                 cases(),
                 on_scored=writer.add,
-                sandboxes=sandbox_pool.sandboxes(),
+                sandboxes=sandbox_pool.sandboxes((evaluation.artifact or {}).get("kind")),
                 timeout_s=evaluation.timeout_s,
                 handler_for=metric_for,
                 task_handler_for=task_for,

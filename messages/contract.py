@@ -120,6 +120,24 @@ PROBLEMS = {
     ),
     "program_import_error": _("Importing program.py raised %(type)s: %(message)s"),
     "no_run_function": _("program.py does not define a function named run."),
+    "no_program": _(
+        "program.py does not define program, an instance of a dspy.Module, such as "
+        'program = dspy.ChainOfThought("question -> answer").'
+    ),
+    "program_is_class": _(
+        "program in program.py is the class %(type)s; make it an instance: program = %(type)s()."
+    ),
+    "program_not_module": _(
+        "program in program.py is a %(type)s, not an instance of a dspy.Module."
+    ),
+    "no_predictors": _(
+        "program in program.py has no predictors (dspy.Predict, dspy.ChainOfThought…) "
+        "whose instructions DSPy GEPA could improve."
+    ),
+    "dspy_unavailable": _(
+        "DSPy programs cannot run on this worker: dspy could not be loaded in the "
+        "sandbox (%(type)s: %(message)s)."
+    ),
     "output_too_large": _(
         "run returned a %(type)s too large to hand to the metric (at most 2 million characters and 100,000 values)."
     ),

@@ -39,6 +39,9 @@ SANDBOX_UNAVAILABLE = {
     "interpreter_unreadable": _(
         "The sandbox is unavailable on this worker: the sandbox's user cannot run the interpreter %(detail)s. Set SKYNET_SANDBOX_PYTHON to one every user can run, such as /usr/bin/python3."
     ),
+    "dspy_unavailable": _(
+        "DSPy programs cannot run on this worker: dspy could not be loaded in the sandbox (%(detail)s). Reinstall the requirements, which bring dspy, or give a DSPy program's sandbox more memory (SKYNET_DSPY_SANDBOX_MEMORY_MB)."
+    ),
     "stage_failed": _(
         "The sandbox is unavailable on this worker: no private folder for it could be made (%(detail)s). Set TMPDIR to a folder the worker can write."
     ),

@@ -15,6 +15,11 @@ STEP_PROBLEMS = {
     "template_empty": _("Write the prompt template."),
     "program_empty": _("Write program.py: define run(artifact, input) and return the output."),
     "no_run_function": PROBLEMS["no_run_function"],
+    "dspy_program_empty": _(
+        "Write program.py: define program, an instance of a dspy.Module, such as "
+        'program = dspy.ChainOfThought("question -> answer").'
+    ),
+    "no_program": PROBLEMS["no_program"],
     "no_dataset": _("Upload a dataset."),
     "no_metric": _("Pick a saved metric version."),
     "metric_empty": _("Write metric.py."),

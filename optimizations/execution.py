@@ -3,8 +3,9 @@
 The worker claims the run (a conditional update that counts an attempt: the one claim
 that wins is the only writer, every later write names its attempt), rebuilds the splits
 from the dataset, restores gepa's checkpoint into var/runs/<id>/ from the row when this
-machine does not have it (another worker's), and runs optimizer.engine.run_gepa with the
-run's three models behind one dollar budget. What it finds goes to the database as it
+machine does not have it (another worker's), and runs optimizer.engine.run_gepa (or, for
+a DSPy program, optimizer.dspy_engine.run_dspy_gepa) with the run's three models behind
+one dollar budget. What it finds goes to the database as it
 goes (`DatabaseSink`), in batches. A write that finds the row no longer running under its
 attempt (cancelled while queued, reaped, claimed by another worker) stops the run.
 """
@@ -29,6 +30,7 @@ from dataset_files.table import Table
 from evaluations import stored_rows
 from optimizations.models import RunCandidate, RunEvent
 from optimizations.results import result_of
+from optimizer.dspy_engine import run_dspy_gepa
 from optimizer.engine import RunSpec, run_gepa
 from optimizer.models import RunModels
 from submissions.models import Dataset, Run
@@ -36,6 +38,7 @@ from submissions.models import Dataset, Run
 logger = logging.getLogger(__name__)
 
 STATE_FILE = "gepa_state.bin"
+ENGINES = ("gepa", "dspy_gepa")
 # The most of a run's cases in a split kept for gepa: more rows than this are not read.
 MAX_SPLIT_ROWS = 100_000
 
@@ -221,7 +224,9 @@ def execute_run(run_id: int) -> None:
     run = Run.objects.defer("checkpoint").get(pk=run_id)
     config = run.config
     engine = (config.get("engine") or {}).get("resolved")
-    if engine != "gepa":
+    dspy_program = (config.get("artifact") or {}).get("kind") == "dspy"
+    # DSPy GEPA optimizes DSPy programs only, and GEPA everything else (the wizard's rule).
+    if engine not in ENGINES or (engine == "dspy_gepa") != dspy_program:
         _end(
             run_id,
             attempt,
@@ -281,7 +286,8 @@ def execute_run(run_id: int) -> None:
         timeout_s=settings.MODEL_TIMEOUT_S,
     )
     artifact = config.get("artifact") or {}
-    kind = "prompt" if artifact.get("kind") == "prompt" else "python"
+    kind = artifact.get("kind") if artifact.get("kind") in ("prompt", "dspy") else "python"
+    columns = (config.get("dataset") or {}).get("columns") or {}
     spec = RunSpec(
         source=run.metric_source,
         kind=kind,
@@ -294,14 +300,21 @@ def execute_run(run_id: int) -> None:
         timeout_s=float(run.contract_check.timeout_s),
         window=settings.RUN_WINDOW,
         seed=int(((config.get("dataset") or {}).get("splits") or {}).get("seed") or 0),
+        output_fields=tuple(sorted(c for c, role in columns.items() if role == "output")),
     )
     cancel = Cancel()
     sink = DatabaseSink(run, attempt, cancel, {**before, "max_usd": budget_usd})
     try:
         with heartbeats.beating(run_id, on_cancel=cancel.set, model=Run):
-            outcome, _ = run_gepa(
+            engine_of = run_gepa
+            more = {}
+            if engine == "dspy_gepa":
+                engine_of = run_dspy_gepa
+                more["run_sandboxes"] = sandbox_pool.dspy_sandboxes()
+            outcome, _ = engine_of(
                 spec,
                 sandboxes=sandbox_pool.sandboxes(),
+                **more,
                 budget=run_models.budget,
                 reflection=run_models.reflection,
                 watch=run_models.watch,

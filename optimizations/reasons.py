@@ -87,6 +87,12 @@ def _failure_words(code: str, params: dict, run: Run) -> str:
             "stage": stage,
             "reason": reason or "—",
         }
+    if code == "program_failed":
+        problem = params.get("problem") or ""
+        reason = words(problem, params.get("params") or {}) if problem else ""
+        return _("The DSPy program could not be loaded for the run: %(reason)s") % {
+            "reason": reason or "—"
+        }
     if code == "engine_unavailable":
         engine = params.get("engine") or ""
         return _(
@@ -133,6 +139,13 @@ def waiting_text(run: Run) -> str:
     if run.status == Run.Status.RUNNING:
         if run.cancel_requested:
             return _("Stopping the run… What it found so far is kept.")
+        if ((run.config or {}).get("engine") or {}).get("resolved") == "dspy_gepa":
+            return _(
+                "DSPy GEPA is improving the program's instructions: in each iteration the "
+                "reflection model reads how the program did on a few training cases and "
+                "rewrites one predictor's instructions; a new version that does better on "
+                "them is scored on every validation case."
+            )
         return _(
             "GEPA is improving the artifact: in each iteration the reflection model reads "
             "how a candidate did on a few training cases and writes a new one; a new "

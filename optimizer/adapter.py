@@ -68,6 +68,11 @@ class CaseTrace:
     score: float
     status: str
     problem: str = ""
+    # A DSPy program's run: its prediction's fields and its predictors' trace.
+    dspy: dict | None = None
+    scores: dict = field(default_factory=dict)
+    # The parameters of the run's problem, when the run failed.
+    params: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -227,7 +232,7 @@ class SandboxAdapter:
             objective_scores=named,
         )
 
-    def _run(self, batch, job, traces, objective, digest) -> None:
+    def _run(self, batch, job, traces, objective, digest, source=None) -> None:
         base = self.cases_run
         self.cases_run += len(batch)
         counts: dict[str, int] = {}
@@ -260,6 +265,8 @@ class SandboxAdapter:
                 score,
                 row.status,
                 problem,
+                run.get("dspy") if run else None,
+                params=dict(run.get("params") or {}) if run and run.get("problem") else {},
             )
 
         cases = (
@@ -274,7 +281,7 @@ class SandboxAdapter:
             (lambda i: self.watch.wrap("task", self.task_for(base + i))) if self.task_for else None
         )
         ended = evaluate(
-            self.source,
+            source or self.source,
             cases,
             on_scored=scored,
             sandboxes=self.sandboxes,
@@ -302,6 +309,22 @@ class SandboxAdapter:
                 traces[i] = CaseTrace(
                     batch[i]["input"], "", "This case did not run.", 0.0, "error", "not_run"
                 )
+
+    def run_job(
+        self, batch: list[dict], job: dict, digest: str, *, source: str | None = None
+    ) -> list[CaseTrace]:
+        """Each case of `batch` run with the artifact `job` and scored (by `source`, else
+        the run's metric); raises what stops the whole run, as evaluate() does."""
+        if self.cancel.is_set():
+            raise RunStopped()
+        if self.watch.failed is not None:
+            raise self.watch.failed
+        traces: list[CaseTrace | None] = [None] * len(batch)
+        objective: list[dict[str, float]] = [{} for _ in batch]
+        self._run(batch, job, traces, objective, digest, source)
+        for trace, named in zip(traces, objective, strict=True):
+            trace.scores = named  # type: ignore[union-attr]
+        return traces  # type: ignore[return-value]
 
     def _count(self, digest: str, counts: dict[str, int]) -> None:
         with self._lock:

@@ -54,7 +54,7 @@ class RunSpec:
     """What one run optimizes, and with what."""
 
     source: str
-    kind: str  # "prompt" | "python"
+    kind: str  # "prompt" | "python" | "dspy"
     seed_text: str
     trainset: list[dict]
     valset: list[dict]
@@ -65,6 +65,8 @@ class RunSpec:
     window: int = 6
     minibatch_size: int = 3
     seed: int = 0
+    # A DSPy program's: the dataset's output columns (what its metric gets as output).
+    output_fields: tuple[str, ...] = ()
 
 
 def run_gepa(
@@ -148,34 +150,48 @@ def _optimize(spec, adapter, progress, reflection, watch, stop_cancel, stop_spen
             raise_on_exception=True,
             seed=spec.seed,
         )
-    except RunStopped:
+    except Exception as exc:
+        ended = outcome_of_error(exc, known_only=True)
+        if ended is None:
+            raise
         progress.flush(force=True)
-        return Outcome("cancelled", "cancelled"), progress
-    except BudgetReached as exc:
-        progress.flush(force=True)
-        return Outcome("finished", "usd_budget", {"message": exc.message}), progress
-    except ProviderFailed as exc:
-        progress.flush(force=True)
-        params = {"role": exc.role, "code": exc.code, "message": exc.message}
-        return Outcome("paused", "provider_failed", params), progress
-    except SandboxFailed as exc:
-        progress.flush(force=True)
-        params = {"reason": exc.reason, "detail": exc.detail}
-        return Outcome("paused", "sandbox_unavailable", params), progress
-    except MetricFailed as exc:
-        progress.flush(force=True)
-        return Outcome("failed", "metric_failed", exc.params), progress
+        return ended, progress
     progress.flush(force=True)
+    return outcome_of_stop(spec, stop_cancel, watch, stop_spend, perfect), progress
+
+
+def outcome_of_error(exc: Exception, *, known_only: bool = False) -> Outcome | None:
+    """How a run ends on what stopped it; None (with `known_only`) for anything else."""
+    if isinstance(exc, RunStopped):
+        return Outcome("cancelled", "cancelled")
+    if isinstance(exc, BudgetReached):
+        return Outcome("finished", "usd_budget", {"message": exc.message})
+    if isinstance(exc, ProviderFailed):
+        params = {"role": exc.role, "code": exc.code, "message": exc.message}
+        return Outcome("paused", "provider_failed", params)
+    if isinstance(exc, SandboxFailed):
+        return Outcome(
+            "paused", "sandbox_unavailable", {"reason": exc.reason, "detail": exc.detail}
+        )
+    if isinstance(exc, MetricFailed):
+        return Outcome("failed", "metric_failed", exc.params)
+    if known_only:
+        return None
+    raise exc
+
+
+def outcome_of_stop(spec, stop_cancel, watch, stop_spend, perfect) -> Outcome:
+    """How a run that gepa ended on its own ended: which stop fired."""
     if stop_cancel.fired:
-        return Outcome("cancelled", "cancelled"), progress
+        return Outcome("cancelled", "cancelled")
     if watch.failed is not None:
         failed = watch.failed
         params = {"role": failed.role, "code": failed.code, "message": failed.message}
-        return Outcome("paused", "provider_failed", params), progress
+        return Outcome("paused", "provider_failed", params)
     if stop_spend.fired:
-        return Outcome("finished", "usd_budget"), progress
+        return Outcome("finished", "usd_budget")
     if os.path.exists(os.path.join(spec.run_dir, STOP_FILE)):
-        return Outcome("finished", "stop_file"), progress
+        return Outcome("finished", "stop_file")
     if perfect.fired:
-        return Outcome("finished", "perfect_score"), progress
-    return Outcome("finished", "metric_calls"), progress
+        return Outcome("finished", "perfect_score")
+    return Outcome("finished", "metric_calls")

@@ -46,8 +46,11 @@ class Progress:
         max_metric_calls: int,
         every_s: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        text_of: Callable[[dict], str] | None = None,
     ) -> None:
         self.sink = sink
+        # A candidate (gepa's {component: text}) as the one text the run page shows.
+        self.text_of = text_of or (lambda candidate: candidate.get(COMPONENT, ""))
         self.adapter = adapter
         self.spend = spend
         self.max_metric_calls = max_metric_calls
@@ -80,7 +83,7 @@ class Progress:
 
     def on_proposal_end(self, event) -> None:
         texts = event.get("new_instructions") or {}
-        text = texts.get(COMPONENT, "")
+        text = self.text_of(texts) if texts else ""
         self.proposed = candidate_digest(text) if text else ""
         self._event("proposed", {"text": text[:4000], "digest": self.proposed})
 
@@ -161,7 +164,7 @@ class Progress:
 
     def candidate_row(self, idx: int) -> dict:
         state = self.state
-        text = state.program_candidates[idx].get(COMPONENT, "")
+        text = self.text_of(state.program_candidates[idx])
         scores = {_key(k): _score(v) for k, v in state.prog_candidate_val_subscores[idx].items()}
         parents = [p for p in state.parent_program_for_candidate[idx] if p is not None]
         digest = candidate_digest(text)

@@ -18,8 +18,11 @@ from contract.warm import WarmSandbox
 class HeldSandboxes:
     """A SandboxSource over `source` that keeps what it took until close()."""
 
-    def __init__(self, source: SandboxSource) -> None:
+    def __init__(self, source: SandboxSource, *, run_source: SandboxSource | None = None) -> None:
         self.source = source
+        # Where the run's sandbox (the second of a batch) comes from, when it is not
+        # `source`: a DSPy program's run needs one with dspy loaded.
+        self.sources = [source, run_source or source]
         self.slots: list[WarmSandbox | None] = [None, None]
         self.taken = 0
 
@@ -29,12 +32,13 @@ class HeldSandboxes:
         if slot >= len(self.slots):
             self.slots.append(None)
         held = self.slots[slot]
+        source = self.sources[min(slot, 1)]
         if held is not None and not held.alive:
             self.slots[slot] = None
-            self.source.release(held)
+            source.release(held)
             held = None
         if held is None:
-            held = self.source.take()
+            held = source.take()
             self.slots[slot] = held
         return held
 
@@ -46,4 +50,4 @@ class HeldSandboxes:
         for index, held in enumerate(self.slots):
             if held is not None:
                 self.slots[index] = None
-                self.source.release(held)
+                self.sources[min(index, 1)].release(held)

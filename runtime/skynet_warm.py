@@ -60,6 +60,20 @@ def _prctl(option: int, value: int) -> None:
     _libc_prctl(option, ctypes.c_ulong(value), 0, 0, 0)
 
 
+def _preload_dspy() -> None:
+    """Import dspy here once, confined, so that every case forked for a DSPy program's
+    run starts with it loaded. No user code runs here; a dspy that does not import is left
+    for each case to report ("dspy_unavailable")."""
+    if _confine.site and _confine.site not in sys.path:
+        sys.path.append(_confine.site)
+    try:
+        from skynet import _dspy_program
+
+        _dspy_program.preload()
+    except BaseException:  # noqa: B036 - the case says why, in its own words
+        pass
+
+
 def _recv_frame(sock: socket.socket) -> tuple[dict | None, list[int]]:
     """One frame and the descriptors that came with its first byte."""
     frame, ancillary = wire.recv_with_ancillary(
@@ -169,6 +183,8 @@ def main(argv: list[str]) -> None:
         except BaseException:  # noqa: B036 - never run user code unconfined
             wire.send(control, {"type": "fatal", "reason": "confine_failed"})
             os._exit(_EXIT_INTERNAL)
+        if job.get("preload") == "dspy":
+            _preload_dspy()
         # Case children run as the same user: without this they could open our memory.
         _prctl(_PR_SET_DUMPABLE, 0)
         # Nothing allocated so far is garbage: keep the collector off these pages, so each

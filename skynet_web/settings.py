@@ -60,6 +60,10 @@ try:
     SANDBOX_CGROUP = env_str("SKYNET_SANDBOX_CGROUP", "")
     SANDBOX_PYTHON = env_str("SKYNET_SANDBOX_PYTHON", "")
     SANDBOX_MEMORY_MB = env_int("SKYNET_SANDBOX_MEMORY_MB", 512, minimum=64, maximum=16384)
+    # The sandbox a DSPy program runs in (dspy alone takes ~100 MB of it).
+    DSPY_SANDBOX_MEMORY_MB = env_int(
+        "SKYNET_DSPY_SANDBOX_MEMORY_MB", 2048, minimum=256, maximum=16384
+    )
     MODEL_CATALOGUE = env_str(
         "SKYNET_MODEL_CATALOGUE", str(BASE_DIR / "providers" / "catalogue.toml")
     )

@@ -7,6 +7,9 @@ check-report.json    the contract check that passed, as stored
 projection.json      the run's projected cost and time, and the evaluation it comes from
 prompt.txt           a prompt template's text, or
 program.py           a program's source (and artifact.txt, its artifact text)
+result.json          once the run found something: its result, and its best candidate as
+best-prompt.txt      best-prompt.txt, best-instructions.txt (a DSPy program's) or
+                     best-artifact.txt
 dspy_metric.py       score() adapted to DSPy GEPA's metric call
 skynet/              the helper package metric.py and dspy_metric.py import
 """
@@ -22,6 +25,10 @@ from checks.models import Check
 from contract.runtime_path import RUNTIME_DIR
 from submissions import rules, services
 from submissions.models import Dataset, Draft, Run
+
+# The best candidate's file: a template, a DSPy program's instructions (each predictor's
+# under its name when there are several), or a program's artifact text.
+BEST_FILES = {"prompt": "best-prompt.txt", "dspy": "best-instructions.txt"}
 
 # The helper package the bundle carries: what `from skynet import ...` in metric.py
 # and the DSPy adapter need. The child's private modules stay out.
@@ -106,7 +113,7 @@ def build(
             archive.writestr("result.json", json.dumps(result, ensure_ascii=False, indent=2) + "\n")
             best = (result.get("best") or {}).get("text")
             if best is not None:
-                name = "best-prompt.txt" if artifact["kind"] == "prompt" else "best-artifact.txt"
+                name = BEST_FILES.get(artifact["kind"], "best-artifact.txt")
                 archive.writestr(name, best)
         if artifact["kind"] == "prompt":
             archive.writestr("prompt.txt", artifact["content"])

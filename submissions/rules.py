@@ -49,15 +49,20 @@ class Problem:
     params: dict
 
 
-def artifact_of(kind: str, content: str, source: str) -> Artifact:
+def artifact_of(
+    kind: str, content: str, source: str, output_fields: tuple[str, ...] = ()
+) -> Artifact:
     if kind == ArtifactKind.PROMPT:
         return Artifact.prompt(content)
+    if kind == ArtifactKind.DSPY:
+        return Artifact.dspy(source, output_fields=output_fields)
     return Artifact.python(source, content)
 
 
 def draft_artifact(draft: Draft) -> Artifact:
-    """What a check of the draft runs before the metric (a DSPy program as a program)."""
-    return artifact_of(draft.artifact_kind, draft.artifact_content, draft.program_source)
+    """What a check of the draft runs before the metric."""
+    outputs = tuple(sorted(c for c, role in (draft.roles or {}).items() if role == "output"))
+    return artifact_of(draft.artifact_kind, draft.artifact_content, draft.program_source, outputs)
 
 
 def metric_source(draft: Draft) -> str | None:
@@ -86,28 +91,35 @@ def artifact_problem(kind: str, content: str, source: str) -> Problem | None:
     if kind == ArtifactKind.PROMPT and not content.strip():
         return Problem("artifact", "template_empty", {})
     if kind != ArtifactKind.PROMPT and not source.strip():
-        return Problem("artifact", "program_empty", {})
+        return Problem(
+            "artifact", "dspy_program_empty" if kind == ArtifactKind.DSPY else "program_empty", {}
+        )
     try:
         job = artifact_of(kind, content, source).to_job()
     except ArtifactError as exc:
         return Problem("artifact", exc.code, exc.params)
-    if kind != ArtifactKind.PROMPT and not _defines_run(job["source"]):
+    if kind == ArtifactKind.DSPY and not _defines(job["source"], "program"):
+        return Problem("artifact", "no_program", {})
+    if kind == ArtifactKind.PYTHON and not _defines(job["source"], "run"):
         return Problem("artifact", "no_run_function", {})
     return None
 
 
-def _defines_run(source: str) -> bool:
-    """Whether the program binds `run` at module level (a def, an assignment, an import)."""
+def _defines(source: str, name: str) -> bool:
+    """Whether the program binds `name` at module level (a def, an assignment, an import)."""
     tree = ast.parse(source)
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "run":
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and node.name == name
+        ):
             return True
         if isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == "run" for t in targets):
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 return True
         if isinstance(node, ast.Import | ast.ImportFrom):
-            if any((alias.asname or alias.name) == "run" for alias in node.names):
+            if any((alias.asname or alias.name) == name for alias in node.names):
                 return True
         if isinstance(node, ast.If | ast.Try | ast.With):
             return True  # bound conditionally: the run itself will tell
@@ -194,8 +206,7 @@ class DraftState:
         draft = self.draft
         try:
             config = {
-                # As the check stores it, with the kind the user chose (python or dspy).
-                "artifact": {**draft_artifact(draft).to_dict(), "kind": draft.artifact_kind},
+                "artifact": draft_artifact(draft).to_dict(),
                 "dataset": draft.dataset.sha256 if draft.dataset else None,
                 "settings": (self.facts or {}).get("key"),
                 "sample": sample_of(self.facts) if draft.dataset else None,

@@ -96,3 +96,50 @@ def respond(request) -> str:
     if REFLECTION_MARK in text:
         return reflection_answer(text)
     return task_answer(text)
+
+
+# The same quiz as a DSPy program: one predictor, whose instructions DSPy GEPA rewrites.
+DSPY_PROGRAM = textwrap.dedent(
+    """
+    import dspy
+
+    program = dspy.Predict("country -> capital")
+    """
+).lstrip()
+# How DSPy's chat adapter asks for the output fields, and ends them.
+DSPY_MARK = "[[ ## completed ## ]]"
+
+
+def dspy_answer(prompt: str) -> str:
+    """The task model behind a DSPy program: the quiz's answer in DSPy's field format."""
+    return f"[[ ## capital ## ]]\n{task_answer(prompt)}\n\n{DSPY_MARK}"
+
+
+# What DSPy GEPA's instruction proposer (dspy.teleprompt.gepa.instruction_proposal) asks.
+DSPY_REFLECTION_MARK = "`new_instruction`"
+
+
+def dspy_reflection_answer(prompt: str) -> str:
+    """DSPy GEPA's reflection: the new instruction in DSPy's field format, the one the
+    quiz needs only when the feedback names the problem."""
+    start = prompt.index("[[ ## current_instruction ## ]]") + len("[[ ## current_instruction ## ]]")
+    current = prompt[start : prompt.index("[[ ## examples_with_feedback ## ]]", start)].strip()
+    if FEEDBACK_CLUE in prompt and INSTRUCTION not in current:
+        proposal = f"{current}\n{INSTRUCTION}"
+    else:
+        proposal = f"{current}\nThink carefully."
+    if "Outputs will be a JSON object" in prompt:  # dspy's JSONAdapter
+        return json.dumps({"new_instruction": proposal})
+    return f"[[ ## new_instruction ## ]]\n{proposal}\n\n{DSPY_MARK}"
+
+
+def respond_any(request) -> str:
+    """As respond, and a DSPy program's and DSPy GEPA's calls in DSPy's format."""
+    text = request.user
+    if REFLECTION_MARK in text:
+        return reflection_answer(text)
+    if DSPY_REFLECTION_MARK in text:
+        return dspy_reflection_answer(text)
+    if DSPY_MARK in text:
+        return dspy_answer(text)
+    return task_answer(text)

@@ -67,7 +67,7 @@ from contract.sandbox.config import (
     SandboxConfig,
     sandbox_env,
 )
-from contract.sandbox.detect import active_layers, availability
+from contract.sandbox.detect import active_layers, availability, stage_gid
 from contract.sandbox.errors import REASONS, SandboxUnavailable
 from contract.sandbox.launch import case_group, limits_for, prepare, zygote_possible
 from contract.sandbox.processes import adopt_orphans, kill, reap_leftovers
@@ -96,5 +96,6 @@ __all__ = [
     "reap_leftovers",
     "sandbox_env",
     "self_test",
+    "stage_gid",
     "zygote_possible",
 ]

@@ -38,6 +38,7 @@ SLOT_UID_BASE = 60000
 
 # Where the runtime folder appears inside the sandbox (the host path stays hidden).
 RUNTIME_MOUNT = "/opt/skynet"
+SITE_MOUNT = "/opt/skynet-site"
 
 DEFAULT_RUNTIME_DIR = RUNTIME_DIR  # contract.runtime_path: the one place that knows it
 
@@ -141,6 +142,9 @@ class SandboxConfig:
     seccomp: bool = True
     # Extra host paths made visible read-only at the same path (e.g. a venv's site-packages).
     extra_ro_binds: tuple[str, ...] = ()
+    # The staged third-party packages DSPy programs import (contract.sandbox.site), bound
+    # read-only at SITE_MOUNT; None: a DSPy program's run says "dspy_unavailable".
+    site_packages: str | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

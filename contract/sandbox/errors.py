@@ -25,6 +25,8 @@ REASONS = (
     "interpreter_unreadable",
     # No private folder the sandbox's user can read could be made for the staged root.
     "stage_failed",
+    # dspy does not load in the sandbox: a DSPy program cannot run here (others can).
+    "dspy_unavailable",
 )
 
 

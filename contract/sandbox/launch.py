@@ -21,6 +21,7 @@ from contract.sandbox.config import (
     CHILD_LAYERS,
     FALLBACK_PROCESSES,
     RUNTIME_MOUNT,
+    SITE_MOUNT,
     Launch,
     SandboxConfig,
     _exclusive_uid,
@@ -111,6 +112,9 @@ def limits_for(
         "env_keys": sorted([*_SANDBOX_ENV, "PWD"]),
         "required": [name for name in plan.layers if name in CHILD_LAYERS],
     }
+    if cfg.site_packages:
+        # Where a DSPy program's run finds dspy (skynet._artifact puts it on sys.path).
+        limits["site"] = SITE_MOUNT if plan.mode == "bwrap" else cfg.site_packages
     if installs == "load":
         limits["seccomp_bpf"] = base64.b64encode(seccomp.bpf_program()).decode("ascii")
     return limits
@@ -196,6 +200,7 @@ def prepare(
             "--ro-bind",
             staged.runtime,
             RUNTIME_MOUNT,
+            *(("--ro-bind", cfg.site_packages, SITE_MOUNT) if cfg.site_packages else ()),
             *_bwrap_tail(cfg, bwrap, fd),
             "--",
             cfg.python,

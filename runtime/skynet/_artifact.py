@@ -27,12 +27,12 @@ from __future__ import annotations
 import sys
 import types
 
-from skynet import _state, compiling, template, tracebacks, values, wire
+from skynet import _confine, _state, compiling, template, tracebacks, values, wire
 from skynet._model import ModelError, llm
 from skynet.safe import safe_repr, safe_text, type_name
 
 PROGRAM_FILENAME = "program.py"
-KINDS = ("python", "prompt")
+KINDS = ("python", "prompt", "dspy")
 RUN_PROBLEMS = (
     "run_error",
     "run_model_error",
@@ -41,6 +41,12 @@ RUN_PROBLEMS = (
     "no_run_function",
     # What run returned cannot be handed to the metric (see skynet.values.output_budget).
     "output_too_large",
+    # A DSPy program's file must define `program`, a dspy.Module with predictors.
+    "no_program",
+    "program_is_class",
+    "program_not_module",
+    "no_predictors",
+    "dspy_unavailable",
     *template.CODES,
 )
 
@@ -99,8 +105,9 @@ def _send(sock: object, frame: dict) -> None:
         sock.sendall(data)  # type: ignore[attr-defined]
 
 
-def _load_program(source: str, lines: list[str]) -> tuple[object | None, dict | None]:
-    """(run function, None) or (None, the run_finished frame saying why not)."""
+def _load_module(source: str, lines: list[str]) -> tuple[dict | None, dict | None]:
+    """(the program module's namespace, None) or (None, the run_finished frame saying why
+    not)."""
     code, problem = compiling.compile_user_code(source, PROGRAM_FILENAME)
     if code is None:
         return None, _failed("program_syntax_error", problem)
@@ -112,10 +119,59 @@ def _load_program(source: str, lines: list[str]) -> tuple[object | None, dict | 
         exec(code, module.__dict__)
     except BaseException as exc:  # noqa: B036 - SystemExit & co. are the program's errors too
         return None, _raised(exc, lines, "program_import_error")
-    run = module.__dict__.get("run")
+    return module.__dict__, None
+
+
+def _load_program(source: str, lines: list[str]) -> tuple[object | None, dict | None]:
+    """(run function, None) or (None, the run_finished frame saying why not)."""
+    namespace, finished = _load_module(source, lines)
+    if namespace is None:
+        return None, finished
+    run = namespace.get("run")
     if not callable(run):
-        params = {} if "run" not in module.__dict__ else {"type": type_name(run)}
+        params = {} if "run" not in namespace else {"type": type_name(run)}
         return None, _failed("no_run_function", params)
+    return run, None
+
+
+def _load_dspy(source: str, lines: list[str], artifact: dict):
+    """(run function, None) or (None, the run_finished frame saying why not), for a DSPy
+    program: run(content, input) calls program(**input) with the job's instructions.
+    With "describe" the run returns nothing and says what the predictors are."""
+    if _confine.site and _confine.site not in sys.path:
+        sys.path.append(_confine.site)
+    try:
+        from skynet import _dspy_program
+    except ImportError as exc:
+        return None, _failed("dspy_unavailable", {"type": type_name(exc), "message": str(exc)})
+    try:
+        _dspy_program.preload()
+    except BaseException as exc:  # noqa: B036 - no dspy here: say so, never run without it
+        return None, _failed("dspy_unavailable", {"type": type_name(exc), "message": str(exc)})
+    namespace, finished = _load_module(source, lines)
+    if namespace is None:
+        return None, finished
+    try:
+        program = _dspy_program.find_program(namespace)
+        predictors = _dspy_program.describe(program)
+    except _dspy_program.ProgramProblem as exc:
+        return None, _failed(exc.code, exc.params)
+    except BaseException as exc:  # noqa: B036 - a property of the user's module raised
+        return None, _raised(exc, lines, "program_import_error")
+    instructions = artifact.get("instructions") or {}
+    found: dict = {}
+
+    def run(_content: str, input: object) -> object:
+        if artifact.get("describe"):
+            found["dspy"] = {"predictors": predictors}
+            return {}
+        fields, trace = _dspy_program.run(
+            program, instructions, input if isinstance(input, dict) else {}
+        )
+        found["dspy"] = {"fields": _dspy_program._texts(fields), "trace": trace}
+        return _dspy_program.output_of(fields, artifact.get("output_fields") or [])
+
+    run.found = found  # type: ignore[attr-defined]
     return run, None
 
 
@@ -146,6 +202,10 @@ def run_job(sock: object, job: dict) -> None:
         source = artifact.get("source") or ""
         lines = compiling.split_lines(source)
         run, finished = _load_program(source, lines)
+    elif kind == "dspy":
+        source = artifact.get("source") or ""
+        lines = compiling.split_lines(source)
+        run, finished = _load_dspy(source, lines, artifact)
     elif kind == "prompt":
         try:
             template.parse(content)
@@ -177,5 +237,8 @@ def run_job(sock: object, job: dict) -> None:
                     "output": node,
                     "output_repr": safe_repr(output),
                 }
+                found = getattr(run, "found", None)
+                if found and "dspy" in found:
+                    finished["dspy"] = found["dspy"]
     flush_streams()
     _send(sock, finished)

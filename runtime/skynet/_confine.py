@@ -73,9 +73,15 @@ class ConfinementError(RuntimeError):
     """A layer the parent requires could not be set up; user code must not run."""
 
 
+# Where this sandbox holds the packages a DSPy program imports (limits["site"]).
+site: str | None = None
+
+
 def apply(limits: dict) -> list[str]:
     """Apply limits to the current process; return the names of the layers that hold."""
     cfg = {**DEFAULTS, **(limits or {})}
+    global site
+    site = cfg.get("site") if isinstance(cfg.get("site"), str) else None
     held: set[str] = set()
     errors: dict[str, str] = {}
     libc = ctypes.CDLL(None, use_errno=True)

@@ -22,10 +22,15 @@ def test_an_artifact_reads_back_as_it_was_stored(artifact):
     assert Artifact.from_dict(stored).to_job() == artifact.to_job()
 
 
-def test_a_prompt_stores_no_program_and_a_dspy_program_reads_back_as_a_program():
+def test_a_prompt_stores_no_program_and_a_dspy_program_reads_back_as_one():
     assert Artifact.prompt("Hi").to_dict()["source"] == ""
-    dspy = Artifact.from_dict({"kind": "dspy", "content": "", "source": "def run(a, i): ..."})
-    assert dspy.kind == "python" and dspy.source == "def run(a, i): ..."
+    program = "import dspy\nprogram = dspy.Predict('q -> a')\n"
+    stored = Artifact.dspy(program, output_fields=["a"]).to_dict()
+    assert stored == {"kind": "dspy", "content": "", "source": program, "output_fields": ["a"]}
+    back = Artifact.from_dict(stored)
+    assert back == Artifact.dspy(program, output_fields=["a"])
+    job = back.to_job()
+    assert (job["kind"], job["output_fields"], job["instructions"]) == ("dspy", ["a"], {})
 
 
 def test_an_unknown_stored_kind_is_refused_when_it_would_run():

@@ -5,6 +5,11 @@ from __future__ import annotations
 import pytest
 
 from contract.warm import WarmSandbox
+from optimizer.models import RunModels
+from providers.catalogue import parse_catalogue
+from tests import quiz
+from tests.providers.conftest import FAST_RETRY, OPENAI_KEY, TEST_CATALOGUE
+from tests.providers.fakes import FakeProvider
 
 
 @pytest.fixture(autouse=True)
@@ -39,3 +44,35 @@ def sandboxes():
     source = KeptWarm()
     yield source
     source.close()
+
+
+@pytest.fixture
+def provider():
+    server = FakeProvider(openai_key=OPENAI_KEY).start()
+    server.respond = quiz.respond_any
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def models(provider):
+    env = {"OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": f"{provider.url}/v1"}
+    catalogue = parse_catalogue(TEST_CATALOGUE.replace("{base}", provider.url), env)
+    made = []
+
+    def make(max_usd: float = 5.0):
+        run_models = RunModels(
+            task=catalogue.resolve("openai/test-gpt"),
+            metric=catalogue.resolve("openai/test-gpt"),
+            reflection=catalogue.resolve("openai/test-gpt"),
+            env=env,
+            max_usd=max_usd,
+            timeout_s=2.0,
+            retry=FAST_RETRY,
+        )
+        made.append(run_models)
+        return run_models
+
+    yield make
+    for run_models in made:
+        run_models.close()

@@ -9,11 +9,7 @@ import pytest
 
 from contract.cancel import Cancel
 from optimizer.engine import RunSpec, run_gepa
-from optimizer.models import RunModels
-from providers.catalogue import parse_catalogue
 from tests import quiz
-from tests.providers.conftest import FAST_RETRY, OPENAI_KEY, TEST_CATALOGUE
-from tests.providers.fakes import FakeProvider
 
 
 class Recorder:
@@ -36,38 +32,6 @@ class Recorder:
     def checkpoint(self, run_dir: str) -> None:
         assert os.path.exists(os.path.join(run_dir, "gepa_state.bin"))
         self.checkpoints += 1
-
-
-@pytest.fixture
-def provider():
-    server = FakeProvider(openai_key=OPENAI_KEY).start()
-    server.respond = quiz.respond
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def models(provider):
-    env = {"OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": f"{provider.url}/v1"}
-    catalogue = parse_catalogue(TEST_CATALOGUE.replace("{base}", provider.url), env)
-    made = []
-
-    def make(max_usd: float = 5.0):
-        run_models = RunModels(
-            task=catalogue.resolve("openai/test-gpt"),
-            metric=catalogue.resolve("openai/test-gpt"),
-            reflection=catalogue.resolve("openai/test-gpt"),
-            env=env,
-            max_usd=max_usd,
-            timeout_s=2.0,
-            retry=FAST_RETRY,
-        )
-        made.append(run_models)
-        return run_models
-
-    yield make
-    for run_models in made:
-        run_models.close()
 
 
 def split(rows):

@@ -15,7 +15,7 @@ from tests.web.test_submit_wizard import dataset_data, models_data, upload, url
 @contextlib.contextmanager
 def quiz_models(provider):
     """The session provider answers as quiz's models while the block runs."""
-    provider.respond = quiz.respond
+    provider.respond = quiz.respond_any
     try:
         yield provider
     finally:
@@ -32,6 +32,8 @@ def submit_quiz_run(
     budget=60,
     budget_usd="5.00",
     worker=False,
+    kind="prompt",
+    engine="gepa",
 ) -> Run:
     """Fill every wizard step, run the check as the worker would, and submit: the run,
     queued (its task message captured, not sent). With `worker` (a test whose database
@@ -39,9 +41,9 @@ def submit_quiz_run(
     metric = metric_services.metric_create(owner=owner, name="capitals", starter="exact_match")
     version, _ = metric_services.metric_save(metric, source=source)
     artifact = {
-        "artifact_kind": "prompt",
-        "artifact_content": quiz.SEED,
-        "program_source": "",
+        "artifact_kind": kind,
+        "artifact_content": quiz.SEED if kind == "prompt" else "",
+        "program_source": quiz.DSPY_PROGRAM if kind == "dspy" else "",
         "action": "next",
     }
     assert client.post(url(draft, "artifact"), artifact).status_code == 302
@@ -59,7 +61,7 @@ def submit_quiz_run(
     )
     assert response.status_code == 302
     response = client.post(
-        url(draft, "models"), models_data(budget=budget, budget_usd=budget_usd, engine="gepa")
+        url(draft, "models"), models_data(budget=budget, budget_usd=budget_usd, engine=engine)
     )
     assert response.status_code == 302, response.content.decode()
     if worker:
@@ -96,10 +98,12 @@ def make_quiz_run(
     budget_usd: float = 5.0,
     seed_text: str = quiz.SEED,
     timeout_s: int = 20,
+    program: str | None = None,
 ) -> Run:
     """A queued run of the quiz as the wizard would have submitted it (a passed check,
     the splits pinned: 6 train rows, 6 validation rows), made straight in the database
-    for the tests that run it in real workers. Its task message is not sent."""
+    for the tests that run it in real workers. Its task message is not sent. With
+    `program`, the run is of that DSPy program, with DSPy GEPA."""
     from checks.models import Check
     from submissions.services import dataset_create
 
@@ -110,7 +114,11 @@ def make_quiz_run(
     config = {
         "format": 1,
         "name": "capitals",
-        "artifact": {"kind": "prompt", "content": seed_text, "program": None},
+        "artifact": (
+            {"kind": "dspy", "content": "", "program": program}
+            if program is not None
+            else {"kind": "prompt", "content": seed_text, "program": None}
+        ),
         "dataset": {
             "filename": dataset.filename,
             "sha256": dataset.sha256,
@@ -134,7 +142,11 @@ def make_quiz_run(
             "metric": "openai/test-gpt",
             "metric_chosen": None,
         },
-        "engine": {"chosen": "gepa", "resolved": "gepa"},
+        "engine": (
+            {"chosen": "auto", "resolved": "dspy_gepa"}
+            if program is not None
+            else {"chosen": "gepa", "resolved": "gepa"}
+        ),
         "budget": {"metric_calls": budget, "usd": budget_usd},
         "check": {"id": check.pk, "status": "passed", "fingerprint": "", "sample_rows": [0, 1, 2]},
         "projection": None,

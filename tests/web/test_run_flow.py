@@ -168,10 +168,11 @@ def test_a_task_model_that_keeps_failing_pauses_the_run_rather_than_scoring_zero
 def test_a_run_of_an_engine_not_run_here_fails_saying_so(owner, session_models, settings, tmp_path):
     from tests.web.run_data import make_quiz_run
 
-    run = make_quiz_run(owner)
-    run.config["engine"] = {"chosen": "dspy_gepa", "resolved": "dspy_gepa"}
-    run.save()
-    execution.execute_run(run.pk)
-    run.refresh_from_db()
-    assert (run.status, run.failure) == ("failed", "engine_unavailable")
-    assert run.failure_params == {"engine": "dspy_gepa"}
+    for engine in ("mipro", "dspy_gepa"):  # unknown; and DSPy GEPA for a prompt template
+        run = make_quiz_run(owner)
+        run.config["engine"] = {"chosen": engine, "resolved": engine}
+        run.save()
+        execution.execute_run(run.pk)
+        run.refresh_from_db()
+        assert (run.status, run.failure) == ("failed", "engine_unavailable")
+        assert run.failure_params == {"engine": engine}

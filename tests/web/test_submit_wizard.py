@@ -56,6 +56,11 @@ KEYWORD_PROGRAM = """def run(artifact, input):
     return "account"
 """
 
+DSPY_PROGRAM = """import dspy
+
+program = dspy.Predict("question -> label")
+"""
+
 MODEL_PROGRAM = """from skynet import llm
 
 def run(artifact, input):
@@ -316,7 +321,7 @@ def test_the_metric_sees_the_runs_measured_time_and_cost(
 
 
 def test_a_dspy_program_goes_to_dspy_gepa(owner_client, draft, saved_metric, session_models):
-    fill_to_check(owner_client, draft, saved_metric, kind="dspy")
+    fill_to_check(owner_client, draft, saved_metric, kind="dspy", source=DSPY_PROGRAM)
     draft.refresh_from_db()
     assert rules.resolved_engine(draft) == "dspy_gepa"
     wrong = owner_client.post(url(draft, "models"), models_data(engine="gepa"))
@@ -336,7 +341,11 @@ def test_a_dspy_program_goes_to_dspy_gepa(owner_client, draft, saved_metric, ses
             "does not define a function named run",
         ),
         (artifact_data("python", "", "def run(a, b:\n"), "program.py"),
-        (artifact_data("dspy", "", ""), "Write program.py: define run(artifact, input)"),
+        (artifact_data("dspy", "", ""), "Write program.py: define program, an instance of"),
+        (
+            artifact_data("dspy", "", "import dspy\nqa = dspy.Predict('q -> a')\n"),
+            "does not define program, an instance of a dspy.Module",
+        ),
     ],
 )
 def test_the_artifact_step_names_the_problem(owner_client, draft, data, message):

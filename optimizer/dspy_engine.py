@@ -1,0 +1,318 @@
+"""DSPy GEPA runs: `dspy.GEPA` over a stand-in of the user's DSPy program, with every
+call of the program and of the metric in the sandbox.
+
+The user's program is user code, so it never runs here. First one sandboxed case loads
+it and describes its predictors (names, instructions, fields). Here a stand-in module
+gets one `dspy.Predict` per predictor with the same name and signature; it is what
+`dspy.GEPA` copies and rewrites. The stand-in's forward runs one case in the sandbox:
+the real program with the stand-in's current instructions, its model calls going to the
+task model over the case's socket, and then the user's score on what it returned, in a
+process of its own (optimizer.adapter, as a GEPA run). The program's trace comes back as
+data and is replayed onto the stand-in's predictors, which is what DSPy's GEPA builds
+its reflective dataset from.
+
+The metric handed to dspy.GEPA only looks up the verdict the case already has, per
+prediction object, so the reflection-time call (with pred_name and pred_trace) reuses
+it: the user's score runs once per case. A case that failed scores 0 with its problem as
+the feedback and is counted per candidate, as in a GEPA run. What stops the whole run
+(Cancel, no sandbox, a metric that stopped loading, a provider that keeps failing)
+raises `Abort`, a BaseException, since dspy turns every Exception of a program or a
+metric into a failure score and goes on.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+
+from contract.artifacts import Artifact, ArtifactError
+from contract.cancel import Cancel
+from optimizer.adapter import SandboxAdapter, candidate_digest
+from optimizer.engine import Outcome, RunSpec, outcome_of_error, outcome_of_stop
+from optimizer.models import ReflectionModel
+from optimizer.progress import Progress, Sink
+from optimizer.sandboxes import HeldSandboxes
+from optimizer.stoppers import CancelStopper, PerfectStopper, SpendStopper, WatchStopper
+
+# The hidden input that tells the stand-in which case an example is.
+CASE_KEY = "skynet_case"
+VERDICTS_KEPT = 4096
+DESCRIBE_METRIC = 'def score(input, output, expected):\n    return 0.0, {"feedback": "described"}\n'
+
+
+class Abort(BaseException):
+    """What stops the run, carried past dspy's handling of a program's exceptions."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def text_of(candidate: dict) -> str:
+    """A candidate's instructions as one text: the predictor's, or each under its name."""
+    if len(candidate) == 1:
+        return str(next(iter(candidate.values())))
+    return "\n\n".join(f"[{name}]\n{text}" for name, text in sorted(candidate.items()))
+
+
+class _ModelEngine:
+    """A dspy engine over one of our model callables (the reflection model)."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+
+    def complete(self, request):
+        from dspy import lm15
+
+        parts = []
+        if request.system is not None:
+            system = request.system
+            parts.append(system if isinstance(system, str) else "".join(p.text for p in system))
+        parts.extend(message.text or "" for message in request.messages)
+        text = self.model("\n\n".join(parts))
+        return lm15.Response(
+            id=None,
+            model="skynet-reflection",
+            message=lm15.Message.assistant([lm15.TextPart(text)]),
+            finish_reason="stop",
+            usage=lm15.Usage(),
+        )
+
+    def stream(self, request):
+        from dspy import lm15
+
+        return lm15.response_to_events(self.complete(request))
+
+    def close(self) -> None:
+        pass
+
+
+def _signature(dspy, described: dict):
+    fields = {}
+    for kind, maker in (("inputs", dspy.InputField), ("outputs", dspy.OutputField)):
+        for field in described[kind]:
+            options = {"desc": field["desc"]} if field.get("desc") else {}
+            fields[field["name"]] = (str, maker(**options))
+    return dspy.make_signature(fields, described["instructions"])
+
+
+class DspyCases:
+    """Runs a case of the user's program with given instructions, and keeps its verdict."""
+
+    def __init__(self, adapter: SandboxAdapter, spec: RunSpec, items: list[dict]) -> None:
+        self.adapter = adapter
+        self.spec = spec
+        self.items = items
+        self.jobs: dict[str, dict] = {}
+        self.verdicts: OrderedDict[int, tuple] = OrderedDict()
+
+    def job(self, instructions: dict, *, describe: bool = False) -> dict:
+        key = "describe" if describe else candidate_digest(text_of(instructions))
+        if key not in self.jobs:
+            artifact = Artifact.dspy(
+                self.spec.program_source,
+                instructions=instructions,
+                output_fields=self.spec.output_fields,
+                describe=describe,
+            )
+            self.jobs[key] = artifact.to_job()
+        return self.jobs[key]
+
+    def describe(self):
+        """(the predictors, None) or (None, the trace of the case saying why not)."""
+        job = self.job({}, describe=True)
+        (trace,) = self.adapter.run_job([self.items[0]], job, "describe", source=DESCRIBE_METRIC)
+        predictors = (trace.dspy or {}).get("predictors")
+        if trace.status == "valid" and predictors:
+            return predictors, None
+        return None, trace
+
+    def run(self, index: int, instructions: dict):
+        digest = candidate_digest(text_of(instructions))
+        try:
+            (trace,) = self.adapter.run_job([self.items[index]], self.job(instructions), digest)
+        except Exception as exc:  # what stops the run: past dspy, to run_dspy_gepa
+            raise Abort(exc) from None
+        return trace
+
+    def remember(self, prediction, trace) -> None:
+        self.verdicts[id(prediction)] = (prediction, trace)
+        while len(self.verdicts) > VERDICTS_KEPT:
+            self.verdicts.popitem(last=False)
+
+    def metric(self, gold, pred, trace=None, pred_name=None, pred_trace=None):
+        import dspy
+
+        found = self.verdicts.get(id(pred))
+        if found is None or found[0] is not pred:
+            return dspy.Prediction(score=0.0, feedback="This case was not scored.")
+        case = found[1]
+        return dspy.Prediction(
+            score=case.score, feedback=case.feedback or None, objective_scores=dict(case.scores)
+        )
+
+
+def _stand_in(dspy, cases: DspyCases, predictors: list[dict]):
+    """The module dspy.GEPA optimizes: the user's predictors by name, run in the sandbox."""
+
+    class Program(dspy.Module):
+        # A class attribute, so dspy's deepcopy of the module shares it.
+        runner = cases
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.steps = {d["name"]: dspy.Predict(_signature(dspy, d)) for d in predictors}
+
+        def named_predictors(self):
+            return list(self.steps.items())
+
+        def predictors(self):
+            return list(self.steps.values())
+
+        def forward(self, **inputs):
+            index = inputs.pop(CASE_KEY)
+            instructions = {name: p.signature.instructions for name, p in self.steps.items()}
+            case = self.runner.run(index, instructions)
+            ran = case.dspy or {}
+            prediction = dspy.Prediction(**(ran.get("fields") or {}))
+            self.runner.remember(prediction, case)
+            trace = dspy.settings.trace
+            if trace is not None:
+                for step in ran.get("trace") or []:
+                    predictor = self.steps.get(step.get("predictor"))
+                    if predictor is not None:
+                        outputs = dspy.Prediction(**(step.get("outputs") or {}))
+                        trace.append((predictor, dict(step.get("inputs") or {}), outputs))
+            return prediction
+
+    return Program()
+
+
+def _example(dspy, item: dict, index: int):
+    inputs = dict(item["input"]) if isinstance(item["input"], dict) else {"input": item["input"]}
+    return dspy.Example(**inputs, **{CASE_KEY: index}).with_inputs(*inputs, CASE_KEY)
+
+
+def run_dspy_gepa(
+    spec: RunSpec,
+    *,
+    sandboxes,
+    run_sandboxes,
+    budget,
+    reflection: ReflectionModel,
+    watch,
+    sink: Sink,
+    metric_for=None,
+    task_for=None,
+    forget=None,
+    cancel: Cancel | None = None,
+    every_s: float = 1.0,
+) -> tuple[Outcome, Progress]:
+    """Optimize the DSPy program of spec until a stop; (how it ended, its progress).
+    `run_sandboxes` gives the sandboxes the program runs in (with dspy loaded)."""
+    cancel = cancel or Cancel()
+    held = HeldSandboxes(sandboxes, run_source=run_sandboxes)
+    adapter = SandboxAdapter(
+        source=spec.source,
+        kind="dspy",
+        program_source=spec.program_source,
+        seed_text="",
+        sandboxes=held,
+        timeout_s=spec.timeout_s,
+        metric_for=metric_for,
+        task_for=task_for,
+        forget=forget,
+        watch=watch,
+        window=spec.window,
+        cancel=cancel,
+    )
+
+    def spend() -> dict:
+        return {
+            "task_usd": adapter.spend.task.cost_usd,
+            "metric_usd": adapter.spend.metric.cost_usd,
+            "reflection_usd": reflection.total_cost,
+            "task_calls": adapter.spend.task.model_calls,
+            "metric_calls": adapter.spend.metric.model_calls,
+            "reflection_calls": reflection.usage.model_calls,
+            "total_usd": budget.usd,
+            "max_usd": budget.limits.max_usd,
+        }
+
+    progress = Progress(
+        sink,
+        adapter,
+        spend=spend,
+        max_metric_calls=spec.max_metric_calls,
+        every_s=every_s,
+        text_of=text_of,
+    )
+    os.makedirs(spec.run_dir, exist_ok=True)
+    try:
+        return _compile(spec, adapter, progress, reflection, watch, cancel, budget), progress
+    finally:
+        held.close()
+
+
+def _compile(spec, adapter, progress, reflection, watch, cancel, budget) -> Outcome:
+    import dspy
+
+    items = [*spec.trainset, *spec.valset]
+    cases = DspyCases(adapter, spec, items)
+    stop_cancel = CancelStopper(cancel)
+    stop_spend = SpendStopper(budget, watch)
+    perfect = PerfectStopper()
+    try:
+        try:
+            predictors, failed = cases.describe()
+        except ArtifactError as exc:
+            return Outcome("failed", "program_failed", {"problem": exc.code, "params": exc.params})
+        if predictors is None:
+            if failed.problem == "dspy_unavailable":
+                detail = f"{failed.params.get('type', '')}: {failed.params.get('message', '')}"
+                params = {"reason": "dspy_unavailable", "detail": detail.strip(": ")}
+                return Outcome("paused", "sandbox_unavailable", params)
+            params = {"problem": failed.problem or failed.status, "params": failed.params}
+            return Outcome("failed", "program_failed", params)
+        student = _stand_in(dspy, cases, predictors)
+        train = [_example(dspy, item, i) for i, item in enumerate(spec.trainset)]
+        offset = len(spec.trainset)
+        val = [_example(dspy, item, offset + i) for i, item in enumerate(spec.valset)]
+        reflection_lm = dspy.LM(
+            "skynet/reflection", engine=_ModelEngine(reflection), cache=False, num_retries=0
+        )
+        optimizer = dspy.GEPA(
+            metric=cases.metric,
+            reflection_lm=reflection_lm,
+            max_metric_calls=spec.max_metric_calls,
+            reflection_minibatch_size=spec.minibatch_size,
+            track_stats=True,
+            # One case at a time: the run holds one pair of sandboxes, and dspy's threads
+            # would run a straggler's case a second time.
+            num_threads=1,
+            log_dir=spec.run_dir,
+            seed=spec.seed,
+            warn_on_score_mismatch=False,
+            gepa_kwargs={
+                "stop_callbacks": [stop_cancel, stop_spend, WatchStopper(watch), perfect],
+                "callbacks": [progress],
+                "cache_evaluation": False,
+            },
+        )
+        with dspy.context(lm=None, trace=None):
+            optimized = optimizer.compile(student, trainset=train, valset=val)
+    except Abort as abort:
+        progress.flush(force=True)
+        return outcome_of_error(abort.error)
+    except Exception as exc:
+        ended = outcome_of_error(exc, known_only=True)
+        if ended is None:
+            raise
+        progress.flush(force=True)
+        return ended
+    progress.flush(force=True)
+    results = getattr(optimized, "detailed_results", None)
+    ended = outcome_of_stop(spec, stop_cancel, watch, stop_spend, perfect)
+    if results is not None:
+        ended.params = {**ended.params, "best_idx": int(results.best_idx)}
+    return ended
