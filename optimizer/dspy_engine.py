@@ -87,6 +87,38 @@ class _ModelEngine:
         pass
 
 
+MAX_PREDICTORS = 50
+MAX_FIELDS = 100
+
+
+def readable(predictors: object) -> bool:
+    """Whether a description from the sandbox is one the stand-in can be built from. It
+    is data from user code's process, so it is checked rather than trusted."""
+    if not isinstance(predictors, list) or not 0 < len(predictors) <= MAX_PREDICTORS:
+        return False
+    names = set()
+    for described in predictors:
+        if not isinstance(described, dict):
+            return False
+        name, instructions = described.get("name"), described.get("instructions")
+        if not isinstance(name, str) or not 0 < len(name) <= 200 or name in names:
+            return False
+        names.add(name)
+        if not isinstance(instructions, str) or len(instructions) > 20_000:
+            return False
+        fields = [*(described.get("inputs") or []), *(described.get("outputs") or [])]
+        if not described.get("outputs") or len(fields) > MAX_FIELDS:
+            return False
+        for field in fields:
+            if not isinstance(field, dict) or not isinstance(field.get("name"), str):
+                return False
+            if not field["name"].isidentifier() or field["name"].startswith("_"):
+                return False
+            if not isinstance(field.get("desc", ""), str) or len(field.get("desc", "")) > 2000:
+                return False
+    return True
+
+
 def _signature(dspy, described: dict):
     fields = {}
     for kind, maker in (("inputs", dspy.InputField), ("outputs", dspy.OutputField)):
@@ -123,8 +155,10 @@ class DspyCases:
         job = self.job({}, describe=True)
         (trace,) = self.adapter.run_job([self.items[0]], job, "describe", source=DESCRIBE_METRIC)
         predictors = (trace.dspy or {}).get("predictors")
-        if trace.status == "valid" and predictors:
+        if trace.status == "valid" and readable(predictors):
             return predictors, None
+        if trace.status == "valid":  # loaded, but what it said of itself cannot be used
+            trace.problem, trace.params = "no_predictors", {}
         return None, trace
 
     def run(self, index: int, instructions: dict):
@@ -256,6 +290,9 @@ def run_dspy_gepa(
 
 def _compile(spec, adapter, progress, reflection, watch, cancel, budget) -> Outcome:
     import dspy
+
+    # Nothing of one run's model calls is kept for another (its LMs are cache=False too).
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
 
     items = [*spec.trainset, *spec.valset]
     cases = DspyCases(adapter, spec, items)

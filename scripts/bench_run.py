@@ -2,7 +2,7 @@
 """Optimization runs: a GEPA run's cost per metric call against the warm sandbox's bare
 per-call time, and where a run's time goes, in one run of this script.
 
-    .venv/bin/python scripts/bench_run.py [--calls 200]
+    .venv/bin/python scripts/bench_run.py [--calls 200] [--engine gepa|dspy]
 
 The models are instant fakes on 127.0.0.1 (tests.quiz's task and reflection models behind
 tests.providers.fakes.FakeProvider, over real HTTP), so what is measured is the
@@ -19,6 +19,11 @@ baseline measured in the same run:
   sandbox (the case processes, model calls taken out), the models (task, metric and
   reflection calls as the gateways timed them), the database (the progress writes) and
   gepa (the rest: its loop, its state saves, its proposals' bookkeeping).
+
+With --engine dspy the run is DSPy GEPA's, of tests.quiz's DSPy program (one
+dspy.Predict): the bare baseline runs that program (in a warm sandbox with dspy loaded)
+and the metric over as many cases, one case at a time as DSPy GEPA runs them, and "gepa"
+in the breakdown is dspy's and gepa's loop together.
 """
 
 from __future__ import annotations
@@ -41,14 +46,17 @@ sys.path.insert(0, str(ROOT))
 class KeptWarm:
     """A sandbox source that keeps what it is given back, as the worker's pool does."""
 
-    def __init__(self, config) -> None:
+    def __init__(self, config, preload=None) -> None:
         self.config = config
+        self.preload = preload
         self.idle = []
 
     def take(self):
         from contract.warm import WarmSandbox
 
-        return self.idle.pop() if self.idle else WarmSandbox.start(self.config)
+        if self.idle:
+            return self.idle.pop()
+        return WarmSandbox.start(self.config, preload=self.preload)
 
     def release(self, warm) -> None:
         self.idle.append(warm)
@@ -58,9 +66,12 @@ class KeptWarm:
             warm.close()
 
 
-def bare_per_call(cases: int, models, sandboxes, chunk: int | None = None) -> float:
-    """Seconds a case through warm sandboxes with the quiz's prompt and metric; with
-    `chunk`, in batches of that many, one after the other, as gepa asks for them."""
+def bare_per_call(
+    cases: int, models, sandboxes, chunk: int | None = None, artifact: dict | None = None
+) -> float:
+    """Seconds a case through warm sandboxes with the quiz's prompt (or `artifact`) and
+    metric; with `chunk`, in batches of that many, one after the other, as gepa asks for
+    them. `sandboxes` is a source, or a callable making one per batch."""
     from contract.artifacts import Artifact
     from contract.cases import Case
     from contract.evaluation import evaluate
@@ -89,11 +100,11 @@ def bare_per_call(cases: int, models, sandboxes, chunk: int | None = None) -> fl
             quiz.SPECIFIC,
             all_cases[at : at + size],
             on_scored=count,
-            sandboxes=sandboxes,
+            sandboxes=sandboxes() if callable(sandboxes) else sandboxes,
             timeout_s=20,
             handler_for=models.metric_for,
             task_handler_for=models.task_for,
-            artifact=Artifact.prompt(quiz.SEED).to_job(),
+            artifact=artifact or Artifact.prompt(quiz.SEED).to_job(),
             window=6,
         )
     elapsed = time.perf_counter() - started
@@ -105,7 +116,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--engine", choices=("gepa", "dspy"), default="gepa")
     args = parser.parse_args()
+    dspy = args.engine == "dspy"
     print(
         f"bench_run: {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"load average {os.getloadavg()[0]:.2f}"
@@ -115,7 +128,7 @@ def main() -> int:
     from tests.providers.fakes import FakeProvider
 
     provider = FakeProvider(openai_key=OPENAI_KEY).start()
-    provider.respond = quiz.respond
+    provider.respond = quiz.respond_any
     catalogue = Path(tempfile.mkdtemp(prefix="skynet-bench-models-")) / "catalogue.toml"
     catalogue.write_text(TEST_CATALOGUE.replace("{base}", provider.url))
     model_env = {
@@ -141,8 +154,12 @@ def main() -> int:
         settings.RUNS_DIR = stack.tmp / "runs-here"
         owner = get_user_model().objects.create_user(username="bench", password=None)
 
+        program = quiz.DSPY_PROGRAM if dspy else None
+
         def in_worker(calls: int) -> tuple[Run, float]:
-            run = make_quiz_run(owner, source=quiz.CAPPED, budget=calls, budget_usd=100.0)
+            run = make_quiz_run(
+                owner, source=quiz.CAPPED, budget=calls, budget_usd=100.0, program=program
+            )
             started = time.perf_counter()
             enqueue(RUN_OPTIMIZATION_TASK, run.pk)
             deadline = time.monotonic() + 1800
@@ -166,28 +183,51 @@ def main() -> int:
             task=model, metric=model, reflection=model, env=found.env, max_usd=100, timeout_s=10
         )
         sandboxes = KeptWarm(sandbox_pool.base_config())
-        bare_per_call(12, bare_models, sandboxes)  # start the sandboxes before the clock
-        per_call_bare = bare_per_call(cases, bare_models, sandboxes)
-        per_call_batched = bare_per_call(cases, bare_models, sandboxes, chunk=3)
+        if dspy:
+            from contract.artifacts import Artifact
+            from contract.runner import Roles
+
+            runs = KeptWarm(sandbox_pool.dspy_config(), preload="dspy")
+            job = Artifact.dspy(quiz.DSPY_PROGRAM, output_fields=["capital"]).to_job()
+            pair = lambda: Roles(sandboxes, runs)  # noqa: E731 - one per batch
+            bare_per_call(12, bare_models, pair, chunk=1, artifact=job)  # warm: not measured
+            per_call_bare = bare_per_call(cases, bare_models, pair, chunk=1, artifact=job)
+            per_call_batched = bare_per_call(cases, bare_models, pair, artifact=job)
+            runs.close()
+        else:
+            bare_per_call(12, bare_models, sandboxes)  # start the sandboxes before the clock
+            per_call_bare = bare_per_call(cases, bare_models, sandboxes)
+            per_call_batched = bare_per_call(cases, bare_models, sandboxes, chunk=3)
         bare_models.close()
         sandboxes.close()
 
-        print(f"\na {args.calls}-metric-call GEPA run of the quiz prompt, instant fake models:")
+        what = "DSPy GEPA run of the quiz's DSPy program" if dspy else "GEPA run of the quiz prompt"
+        print(f"\na {args.calls}-metric-call {what}, instant fake models:")
         in_worker_s = (run.finished_at - run.started_at).total_seconds()
         print(f"  end to end (submitted to finished): {elapsed:6.2f} s, {cases} cases run")
         print(f"  in the worker (claimed to finished): {in_worker_s:5.2f} s")
         print(f"  per case, in the run:     {per_call_run * 1000:7.1f} ms")
         print(f"  per case, bare sandbox:   {per_call_bare * 1000:7.1f} ms")
         print(f"  ratio run / bare:         {per_call_run / per_call_bare:7.2f}")
-        print(f"  per case, bare, 3 at a time (gepa's minibatch): {per_call_batched * 1000:.1f} ms")
-        print(f"  ratio run / bare 3 at a time: {per_call_run / per_call_batched:7.2f}")
+        if dspy:
+            print("  (bare: one case at a time, as DSPy GEPA runs them)")
+            print(f"  per case, bare, 6 at a time: {per_call_batched * 1000:.1f} ms")
+            print(f"  ratio run / bare 6 at a time: {per_call_run / per_call_batched:7.2f}")
+        else:
+            print(
+                f"  per case, bare, 3 at a time (gepa's minibatch): {per_call_batched * 1000:.1f} ms"
+            )
+            print(f"  ratio run / bare 3 at a time: {per_call_run / per_call_batched:7.2f}")
 
         # The worker's pool keeps its sandboxes warm between gepa's batches; so does this.
         kept = KeptWarm(sandbox_pool.base_config())
-        sandbox_pool.sandboxes = lambda: kept
-        timed_run(owner, 20, make_quiz_run, execution)  # warm them: not measured
-        breakdown = timed_run(owner, args.calls, make_quiz_run, execution)
+        kept_runs = KeptWarm(sandbox_pool.dspy_config(), preload="dspy")
+        sandbox_pool.sandboxes = lambda *_: kept
+        sandbox_pool.dspy_sandboxes = lambda: kept_runs
+        timed_run(owner, 20, make_quiz_run, execution, program)  # warm them: not measured
+        breakdown = timed_run(owner, args.calls, make_quiz_run, execution, program)
         kept.close()
+        kept_runs.close()
         total = breakdown.pop("total")
         called = breakdown.pop("model_calls")
         print(f"\nwhere the time of the same run goes (in this process, {total:.2f} s):")
@@ -203,7 +243,7 @@ def main() -> int:
     return 0
 
 
-def timed_run(owner, calls: int, make_quiz_run, execution) -> dict:
+def timed_run(owner, calls: int, make_quiz_run, execution, program=None) -> dict:
     """The run in this process, each part's time added up where it happens."""
     import contract.evaluation
     import optimizer.adapter as adapter_module
@@ -241,16 +281,19 @@ def timed_run(owner, calls: int, make_quiz_run, execution) -> dict:
 
     execution.RunModels = Measured
     captured = {}
-    original_run_gepa = execution.run_gepa
+    engine = "run_dspy_gepa" if program else "run_gepa"
+    original_run = getattr(execution, engine)
 
-    def run_gepa(spec, **kwargs):
-        outcome, progress = original_run_gepa(spec, **kwargs)
+    def run_engine(spec, **kwargs):
+        outcome, progress = original_run(spec, **kwargs)
         captured["spend"] = progress.adapter.spend
         return outcome, progress
 
-    execution.run_gepa = run_gepa
+    setattr(execution, engine, run_engine)
     try:
-        run = make_quiz_run(owner, source=quiz.CAPPED, budget=calls, budget_usd=100.0)
+        run = make_quiz_run(
+            owner, source=quiz.CAPPED, budget=calls, budget_usd=100.0, program=program
+        )
         started = time.perf_counter()
         execution.execute_run(run.pk)
         total = time.perf_counter() - started
@@ -259,7 +302,7 @@ def timed_run(owner, calls: int, make_quiz_run, execution) -> dict:
         for name, fn in originals.items():
             setattr(DatabaseSink, name, fn)
         execution.RunModels = original_models
-        execution.run_gepa = original_run_gepa
+        setattr(execution, engine, original_run)
     spend = captured["spend"]
     case_models = (spend.task.model_ms + spend.metric.model_ms) / 1000
     reflection = models_ms.get("reflection", 0.0)

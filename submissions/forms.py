@@ -49,7 +49,8 @@ class ArtifactForm(forms.Form):
         widget=forms.Textarea(attrs={**CODE, "rows": 10}),
         help_text=_(
             "For a prompt template: the prompt, with {field} for each input field. For a "
-            "program: the text passed to run() as its first argument (optional)."
+            "Python program: the text passed to run() as its first argument (optional). A "
+            "DSPy program leaves it empty: DSPy GEPA rewrites its predictors' instructions."
         ),
     )
     program_source = forms.CharField(
@@ -65,8 +66,12 @@ class ArtifactForm(forms.Form):
             }
         ),
         help_text=_(
-            "Python and DSPy programs: define run(artifact, input) and return the output. "
-            "Its llm() calls go to the task model."
+            "A Python program defines run(artifact, input) and returns the output; its llm() "
+            "calls go to the task model. A DSPy program defines program, an instance of a "
+            'dspy.Module (program = dspy.ChainOfThought("question -> answer")): it is called '
+            "as program(**input), its model calls go to the task model, and your metric gets "
+            "the prediction's output field (the dataset's output column; a dict of them when "
+            "there are several)."
         ),
     )
 

@@ -122,7 +122,10 @@ DSPY_REFLECTION_MARK = "`new_instruction`"
 def dspy_reflection_answer(prompt: str) -> str:
     """DSPy GEPA's reflection: the new instruction in DSPy's field format, the one the
     quiz needs only when the feedback names the problem."""
-    start = prompt.index("[[ ## current_instruction ## ]]") + len("[[ ## current_instruction ## ]]")
+    # The last mark: the first ones are in the prompt's description of its fields.
+    start = prompt.rindex("[[ ## current_instruction ## ]]") + len(
+        "[[ ## current_instruction ## ]]"
+    )
     current = prompt[start : prompt.index("[[ ## examples_with_feedback ## ]]", start)].strip()
     if FEEDBACK_CLUE in prompt and INSTRUCTION not in current:
         proposal = f"{current}\n{INSTRUCTION}"

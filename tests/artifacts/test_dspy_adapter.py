@@ -9,6 +9,7 @@ importable (it is not a project dependency: the test is skipped without it).
 from __future__ import annotations
 
 import inspect
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -177,18 +178,35 @@ def test_gepa_optimises_with_the_metric_and_reflects_on_its_feedback():
     metric = as_dspy_metric(exact, ["question"], ["answer"])
     prompts: list[str] = []
 
-    class ReflectionLM(DummyLM):
-        def forward(self, prompt=None, messages=None, **kwargs):
-            prompts.append(str(messages or prompt))
-            return super().forward(prompt=prompt, messages=messages, **kwargs)
+    class ReflectionEngine:
+        """A dspy engine (complete(Request) -> Response) that records what it is asked."""
+
+        def complete(self, request):
+            from dspy import lm15
+
+            prompts.append(" ".join(m.text or "" for m in request.messages))
+            answer = json.dumps({"new_instruction": "Answer with the capital city."})
+            return lm15.Response(
+                id=None,
+                model="reflection",
+                message=lm15.Message.assistant([lm15.TextPart(answer)]),
+                finish_reason="stop",
+                usage=lm15.Usage(),
+            )
+
+        def stream(self, request):
+            from dspy import lm15
+
+            return lm15.response_to_events(self.complete(request))
+
+        def close(self):
+            pass
 
     dev = [
         dspy.Example(question="Capital of France?", answer="Paris").with_inputs("question"),
         dspy.Example(question="Capital of Spain?", answer="Madrid").with_inputs("question"),
     ]
-    reflection = ReflectionLM(
-        [{"new_instruction": "Answer with the capital city."}] * 20, adapter=dspy.JSONAdapter()
-    )
+    reflection = dspy.LM("test/reflection", engine=ReflectionEngine(), cache=False)
     with dspy.context(lm=DummyLM([{"answer": "Paris"}, {"answer": "Lyon"}] * 50)):
         gepa = dspy.GEPA(
             metric=metric, max_metric_calls=8, reflection_lm=reflection, use_merge=False

@@ -71,8 +71,13 @@ def runs(django_user_model, session_models, settings, tmp_path, monkeypatch):
     draft = submit_services.draft_create(owner=owner)
     finished = finished_quiz_run(client, draft, owner, capture, session_models)
     assert finished.status == "finished", (finished.failure, finished.failure_params)
+    program = submit_services.draft_create(owner=owner)
+    dspy_run = finished_quiz_run(
+        client, program, owner, capture, session_models, kind="dspy", engine="auto"
+    )
+    assert dspy_run.status == "finished", (dspy_run.failure, dspy_run.failure_params)
     running = hand_run(owner, attempt=2)
-    return {"finished": finished, "running": running}
+    return {"finished": finished, "dspy": dspy_run, "running": running}
 
 
 def open_page(browser, live_server, language: str, size: str, url: str):
@@ -127,6 +132,29 @@ def test_a_finished_run_reads_at_every_size_and_copies_its_best(
                     page.click("#best-download")
                 assert open(download.value.path(), encoding="utf-8").read() == best
             screenshot(page, f"run-{language}-{size}")
+        finally:
+            context.close()
+
+
+def test_a_finished_dspy_run_reads_at_every_size(browser, live_server, runs, screenshot):
+    run = runs["dspy"]
+    best = run.result["best"]["text"]
+    assert quiz.INSTRUCTION in best
+    for language, size in PAIRS:
+        context, page = open_page(
+            browser, live_server, language, size, f"/{language}/runs/{run.pk}/"
+        )
+        try:
+            for block in BLOCKS:
+                assert page.is_visible(block), block
+                assert page.evaluate(IN_VIEW, block), f"{block} is off the screen at {size}"
+            # The best candidate is the program's instructions, and says which engine ran.
+            assert page.locator("#run-best pre.candidate-text").first.inner_text() == best
+            assert "DSPy GEPA" in page.inner_text("main")
+            if language == "hi":
+                assert devanagari(page.inner_text(".topbar")), "the page is not in Hindi"
+            assert no_horizontal_scroll(page), f"{language} at {size} scrolls sideways"
+            screenshot(page, f"run-dspy-{language}-{size}")
         finally:
             context.close()
 

@@ -5,6 +5,7 @@ stand-in in this process, the models over real HTTP (tests.quiz's DSPy world).""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
@@ -25,7 +26,17 @@ def dspy_config():
     return dataclasses.replace(config, site_packages=staged)
 
 
-def run(tmp_path, config, run_models, source, *, program=quiz.DSPY_PROGRAM, budget=60):
+def run(
+    tmp_path,
+    config,
+    run_models,
+    source,
+    *,
+    program=quiz.DSPY_PROGRAM,
+    budget=60,
+    cancel=None,
+    task_for=None,
+):
     train, val = split(quiz.rows())
     spec = RunSpec(
         source=source,
@@ -48,8 +59,9 @@ def run(tmp_path, config, run_models, source, *, program=quiz.DSPY_PROGRAM, budg
         watch=run_models.watch,
         sink=sink,
         metric_for=run_models.metric_for,
-        task_for=run_models.task_for,
+        task_for=task_for or run_models.task_for,
         forget=run_models.forget,
+        cancel=cancel,
         every_s=0.0,
     )
     return outcome, sink
@@ -64,3 +76,79 @@ def test_specific_feedback_improves_the_program(tmp_path, dspy_config, models, p
     assert last["best"]["score"] == 1.0
     best = sink.candidate_rows[last["best"]["idx"]]
     assert quiz.INSTRUCTION in best["text"]
+
+
+def test_cancel_stops_it_at_once(tmp_path, dspy_config, models, provider):
+    from contract.cancel import Cancel
+
+    run_models = models()
+    cancel = Cancel()
+    calls = []
+    task_for = run_models.task_for
+
+    def counting(index):
+        handler = task_for(index)
+
+        def answer(request):
+            calls.append(index)
+            if len(calls) == 5:
+                cancel.set()
+            return handler(request)
+
+        return answer
+
+    outcome, sink = run(
+        tmp_path, dspy_config, run_models, quiz.SPECIFIC, cancel=cancel, task_for=counting
+    )
+    assert (outcome.ended, outcome.reason) == ("cancelled", "cancelled")
+    assert len(calls) <= 6  # the case in flight ends; nothing starts after
+
+
+JUDGE = """
+from skynet import llm
+
+def score(input, output, expected):
+    verdict = llm("JUDGE: is this answer exactly the city " + expected["capital"] + "?",
+                  input={"answer": str(output)})
+    if verdict.strip() == "yes":
+        return 1.0, {"feedback": "Correct: the city name alone."}
+    return 0.0, {"feedback": "The output must be the city name only, with no other words."}
+"""
+
+
+def test_a_judge_metric_runs_once_per_case_and_steers_it(tmp_path, dspy_config, models, provider):
+    def judge(request):
+        system = request.system or ""
+        if system.startswith("JUDGE:"):
+            city = system.split("exactly the city ", 1)[1].split("?", 1)[0]
+            return "yes" if request.user == json.dumps({"answer": city}) else "no"
+        return quiz.respond_any(request)
+
+    provider.respond = judge
+    run_models = models()
+    outcome, sink = run(tmp_path, dspy_config, run_models, JUDGE)
+    assert (outcome.ended, outcome.reason) == ("finished", "perfect_score")
+    last = sink.snapshots[-1]
+    assert (last["seed_score"], last["best"]["score"]) == (0.0, 1.0)
+    spend = last["spend"]
+    # One describe case, then every case: one program run, one judged score; GEPA's
+    # reflection-time second metric call reused the verdict rather than judging again.
+    assert spend["metric_calls"] == spend["task_calls"] == last["cases_run"] - 1
+    judged = [r for r in provider.requests if (r.system or "").startswith("JUDGE:")]
+    assert len(judged) == spend["metric_calls"]
+
+
+HOSTILE = """
+import dspy
+from skynet import _dspy_program
+
+program = dspy.Predict("country -> capital")
+_dspy_program.describe = lambda program: [{"name": "x", "instructions": "",
+    "inputs": [{"name": "__class__", "desc": ""}], "outputs": [{"name": "a", "desc": ""}]}]
+"""
+
+
+def test_a_program_that_forges_its_description_is_refused(tmp_path, dspy_config, models, provider):
+    outcome, sink = run(tmp_path, dspy_config, models(), quiz.SPECIFIC, program=HOSTILE)
+    assert (outcome.ended, outcome.reason) == ("failed", "program_failed")
+    assert outcome.params["problem"] == "no_predictors"

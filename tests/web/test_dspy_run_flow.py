@@ -46,9 +46,10 @@ def test_a_dspy_program_from_the_wizard_beats_its_seed(
     result = run.result
     # On the validation cases: the seed's instructions score 0, the best's 1.
     assert result["seed"]["val_mean"] == 0.0 and result["best"]["val_mean"] == 1.0
-    assert quiz.INSTRUCTION in result["best"]["text"]
     seed = RunCandidate.objects.get(run=run, idx=0)
     assert seed.text == "Given the fields `country`, produce the fields `capital`."
+    # The reflection model's new instructions: the seed's, and the one the quiz needs.
+    assert result["best"]["text"] == f"{seed.text}\n{quiz.INSTRUCTION}"
     spend = run.progress["spend"]
     # Every case ran the program once (one task call) and scored it once.
     assert spend["task_calls"] == run.progress["cases_run"] - 1 >= run.progress["metric_calls"]

@@ -121,3 +121,34 @@ def test_a_submitted_run_is_run_by_the_worker_to_the_end(
     assert (run.status, run.stop_reason, run.attempt) == ("finished", "perfect_score", 1)
     assert run.worker and run.started_at and run.finished_at
     assert run.result["best"]["val_mean"] > run.result["seed"]["val_mean"]
+
+
+def test_a_submitted_dspy_program_is_checked_and_run_by_the_worker(
+    owner,
+    draft,
+    owner_client,
+    celery_worker_process,
+    session_models,
+    django_capture_on_commit_callbacks,
+):
+    """A DSPy program the whole way through the real worker: its check and its DSPy GEPA
+    run, the program in the worker's sandboxes with dspy loaded there."""
+    from submissions.models import Run
+    from tests.web.run_data import quiz_models, submit_quiz_run
+
+    with quiz_models(session_models):
+        run = submit_quiz_run(
+            owner_client,
+            draft,
+            owner,
+            django_capture_on_commit_callbacks,
+            budget=40,
+            worker=True,
+            kind="dspy",
+            engine="auto",
+        )
+        wait_for(lambda: Run.objects.get(pk=run.pk).status in Run.FINAL, timeout=120)
+    run.refresh_from_db()
+    assert run.config["engine"]["resolved"] == "dspy_gepa"
+    assert (run.status, run.stop_reason) == ("finished", "perfect_score"), run.failure_params
+    assert run.result["best"]["val_mean"] == 1.0 > run.result["seed"]["val_mean"]
