@@ -18,6 +18,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from contract.source import ast_parse
 from skynet.tracebacks import TEXT_LIMIT
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -32,7 +33,7 @@ class Returns:
         self._lines = re.split(r"\r\n|\r|\n", text)
         self._spans: dict[int, list[tuple[int, int]]] = {}
         try:
-            tree = ast.parse(text)
+            tree = ast_parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return
         for node in ast.walk(tree):

@@ -13,7 +13,7 @@ import ast
 import re
 
 from contract.results import CheckResult
-from contract.source import check_source
+from contract.source import ast_parse, check_source
 from skynet import rewardspec, signature
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -232,7 +232,7 @@ def calls_llm(source: str) -> bool:
     """Whether metric.py uses skynet.llm(): imports it from skynet, or reads it off the
     skynet module. From the AST alone; False for source that does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = ast_parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     for node in ast.walk(tree):

@@ -232,16 +232,20 @@ class SandboxAdapter:
             objective_scores=named,
         )
 
-    def _run(self, batch, job, traces, objective, digest, source=None) -> None:
-        base = self.cases_run
-        self.cases_run += len(batch)
+    def _run(self, batch, job, traces, objective, digest, source=None, sandboxes=None) -> None:
+        # DSPy GEPA runs cases from several threads, each on sandboxes of its own.
+        with self._lock:
+            base = self.cases_run
+            self.cases_run += len(batch)
         counts: dict[str, int] = {}
 
         def scored(s: Scored) -> None:
             row = s.row
             run = row.run or {}
-            _add(self.spend.task, run.get("usage"))
-            _add(self.spend.metric, row.usage)
+            with self._lock:
+                _add(self.spend.task, run.get("usage"))
+                _add(self.spend.metric, row.usage)
+                self.sandbox_ms += s.total_ms
             if self.forget is not None:
                 self.forget(base + s.index)
             output = _clip(str(run.get("output_repr") or ""), OUTPUT_LIMIT)
@@ -257,7 +261,6 @@ class SandboxAdapter:
                 feedback = describe_problem(row, run or None)
                 problem = row.problem or row.status
                 counts[problem] = counts.get(problem, 0) + 1
-            self.sandbox_ms += s.total_ms
             traces[s.index] = CaseTrace(
                 batch[s.index]["input"],
                 output,
@@ -284,7 +287,7 @@ class SandboxAdapter:
             source or self.source,
             cases,
             on_scored=scored,
-            sandboxes=self.sandboxes,
+            sandboxes=sandboxes or self.sandboxes,
             timeout_s=self.timeout_s,
             handler_for=metric_for,
             task_handler_for=task_for,
@@ -311,17 +314,25 @@ class SandboxAdapter:
                 )
 
     def run_job(
-        self, batch: list[dict], job: dict, digest: str, *, source: str | None = None
+        self,
+        batch: list[dict],
+        job: dict,
+        digest: str,
+        *,
+        source: str | None = None,
+        sandboxes: SandboxSource | None = None,
     ) -> list[CaseTrace]:
         """Each case of `batch` run with the artifact `job` and scored (by `source`, else
-        the run's metric); raises what stops the whole run, as evaluate() does."""
+        the run's metric; on `sandboxes`, else the run's); raises what stops the whole
+        run, as evaluate() does. Safe to call from several threads with their own
+        `sandboxes`."""
         if self.cancel.is_set():
             raise RunStopped()
         if self.watch.failed is not None:
             raise self.watch.failed
         traces: list[CaseTrace | None] = [None] * len(batch)
         objective: list[dict[str, float]] = [{} for _ in batch]
-        self._run(batch, job, traces, objective, digest, source)
+        self._run(batch, job, traces, objective, digest, source, sandboxes)
         for trace, named in zip(traces, objective, strict=True):
             trace.scores = named  # type: ignore[union-attr]
         return traces  # type: ignore[return-value]

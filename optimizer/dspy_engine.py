@@ -22,20 +22,28 @@ metric into a failure score and goes on.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import queue
+import threading
 from collections import OrderedDict
+from concurrent.futures import Future
 
 from contract.artifacts import Artifact, ArtifactError
 from contract.cancel import Cancel
 from optimizer.adapter import SandboxAdapter, candidate_digest
-from optimizer.engine import Outcome, RunSpec, outcome_of_error, outcome_of_stop
+from optimizer.engine import LOG_FILE, Outcome, RunSpec, outcome_of_error, outcome_of_stop
 from optimizer.models import ReflectionModel
 from optimizer.progress import Progress, Sink
-from optimizer.sandboxes import HeldSandboxes
+from optimizer.sandboxes import HeldSandboxes, StartedOnOneThread
 from optimizer.stoppers import CancelStopper, PerfectStopper, SpendStopper, WatchStopper
 
 # The hidden input that tells the stand-in which case an example is.
 CASE_KEY = "skynet_case"
+# Cases of a batch in flight at once (dspy's threads), each on a sandbox pair of its own
+# with dspy loaded: at most this many, and at most the run's window.
+MAX_LANES = 4
 VERDICTS_KEPT = 4096
 DESCRIBE_METRIC = 'def score(input, output, expected):\n    return 0.0, {"feedback": "described"}\n'
 
@@ -128,32 +136,92 @@ def _signature(dspy, described: dict):
     return dspy.make_signature(fields, described["instructions"])
 
 
-class DspyCases:
-    """Runs a case of the user's program with given instructions, and keeps its verdict."""
+class Lanes:
+    """The sandbox pairs a DSPy run's threads run cases on: one per thread at a time, each
+    made when first needed (the run's sandbox starts dspy) and held to the run's end."""
 
-    def __init__(self, adapter: SandboxAdapter, spec: RunSpec, items: list[dict]) -> None:
+    def __init__(self, sandboxes, run_sandboxes, size: int) -> None:
+        self.sandboxes = sandboxes
+        self.run_sandboxes = run_sandboxes
+        self.size = max(1, size)
+        self.free: queue.Queue[HeldSandboxes] = queue.Queue()
+        self.made: list[HeldSandboxes] = []
+        self._lock = threading.Lock()
+
+    def take(self) -> HeldSandboxes:
+        try:
+            return self.free.get_nowait()
+        except queue.Empty:
+            pass
+        with self._lock:
+            if len(self.made) < self.size:
+                lane = HeldSandboxes(self.sandboxes, run_source=self.run_sandboxes)
+                self.made.append(lane)
+                return lane
+        return self.free.get()
+
+    def give(self, lane: HeldSandboxes) -> None:
+        self.free.put(lane)
+
+    def close(self, wait_s: float = 30.0) -> None:
+        """Kill every lane's sandboxes, once the threads still on them gave them back
+        (a stopped run's cases end within a moment of its Cancel)."""
+        deadline = threading.Event()
+        timer = threading.Timer(wait_s, deadline.set)
+        timer.start()
+        try:
+            while self.free.qsize() < len(self.made) and not deadline.wait(0.05):
+                pass
+        finally:
+            timer.cancel()
+        for lane in self.made:
+            lane.close()
+
+
+class DspyCases:
+    """Runs a case of the user's program with given instructions, and keeps its verdict.
+    Called from dspy's threads: each case takes a lane, and a case asked for again while
+    it runs (dspy re-runs a straggler) waits for the running one rather than run twice."""
+
+    def __init__(
+        self, adapter: SandboxAdapter, spec: RunSpec, items: list[dict], lanes: Lanes
+    ) -> None:
         self.adapter = adapter
         self.spec = spec
         self.items = items
+        self.lanes = lanes
         self.jobs: dict[str, dict] = {}
         self.verdicts: OrderedDict[int, tuple] = OrderedDict()
+        self.running: dict[tuple, Future] = {}
+        self._lock = threading.Lock()
 
     def job(self, instructions: dict, *, describe: bool = False) -> dict:
         key = "describe" if describe else candidate_digest(text_of(instructions))
-        if key not in self.jobs:
+        with self._lock:
+            found = self.jobs.get(key)
+        if found is None:
             artifact = Artifact.dspy(
                 self.spec.program_source,
                 instructions=instructions,
                 output_fields=self.spec.output_fields,
                 describe=describe,
             )
-            self.jobs[key] = artifact.to_job()
-        return self.jobs[key]
+            found = artifact.to_job()
+            with self._lock:
+                self.jobs[key] = found
+        return found
+
+    def _on_lane(self, batch: list[dict], job: dict, digest: str, **options):
+        lane = self.lanes.take()
+        try:
+            return self.adapter.run_job(batch, job, digest, sandboxes=lane, **options)
+        finally:
+            self.lanes.give(lane)
 
     def describe(self):
         """(the predictors, None) or (None, the trace of the case saying why not)."""
         job = self.job({}, describe=True)
-        (trace,) = self.adapter.run_job([self.items[0]], job, "describe", source=DESCRIBE_METRIC)
+        (trace,) = self._on_lane([self.items[0]], job, "describe", source=DESCRIBE_METRIC)
         predictors = (trace.dspy or {}).get("predictors")
         if trace.status == "valid" and readable(predictors):
             return predictors, None
@@ -163,21 +231,38 @@ class DspyCases:
 
     def run(self, index: int, instructions: dict):
         digest = candidate_digest(text_of(instructions))
+        key = (index, digest)
+        with self._lock:
+            running = self.running.get(key)
+            mine = running is None
+            if mine:
+                running = self.running[key] = Future()
+        if not mine:
+            return running.result()
         try:
-            (trace,) = self.adapter.run_job([self.items[index]], self.job(instructions), digest)
+            (trace,) = self._on_lane([self.items[index]], self.job(instructions), digest)
         except Exception as exc:  # what stops the run: past dspy, to run_dspy_gepa
-            raise Abort(exc) from None
-        return trace
+            abort = Abort(exc)
+            running.set_exception(abort)
+            raise abort from None
+        else:
+            running.set_result(trace)
+            return trace
+        finally:
+            with self._lock:
+                self.running.pop(key, None)
 
     def remember(self, prediction, trace) -> None:
-        self.verdicts[id(prediction)] = (prediction, trace)
-        while len(self.verdicts) > VERDICTS_KEPT:
-            self.verdicts.popitem(last=False)
+        with self._lock:
+            self.verdicts[id(prediction)] = (prediction, trace)
+            while len(self.verdicts) > VERDICTS_KEPT:
+                self.verdicts.popitem(last=False)
 
     def metric(self, gold, pred, trace=None, pred_name=None, pred_trace=None):
         import dspy
 
-        found = self.verdicts.get(id(pred))
+        with self._lock:
+            found = self.verdicts.get(id(pred))
         if found is None or found[0] is not pred:
             return dspy.Prediction(score=0.0, feedback="This case was not scored.")
         case = found[1]
@@ -245,20 +330,24 @@ def run_dspy_gepa(
     """Optimize the DSPy program of spec until a stop; (how it ended, its progress).
     `run_sandboxes` gives the sandboxes the program runs in (with dspy loaded)."""
     cancel = cancel or Cancel()
-    held = HeldSandboxes(sandboxes, run_source=run_sandboxes)
+    # The cases' own stop: the user's Cancel, or a case that stopped the whole run.
+    stop = Cancel()
+    cancel.on_set(stop.set)
+    starters = [StartedOnOneThread(sandboxes), StartedOnOneThread(run_sandboxes)]
+    lanes = Lanes(*starters, min(spec.window, MAX_LANES))
     adapter = SandboxAdapter(
         source=spec.source,
         kind="dspy",
         program_source=spec.program_source,
         seed_text="",
-        sandboxes=held,
+        sandboxes=None,
         timeout_s=spec.timeout_s,
         metric_for=metric_for,
         task_for=task_for,
         forget=forget,
         watch=watch,
         window=spec.window,
-        cancel=cancel,
+        cancel=stop,
     )
 
     def spend() -> dict:
@@ -283,19 +372,45 @@ def run_dspy_gepa(
     )
     os.makedirs(spec.run_dir, exist_ok=True)
     try:
-        return _compile(spec, adapter, progress, reflection, watch, cancel, budget), progress
+        ended = _compile(spec, adapter, lanes, progress, reflection, watch, cancel, budget)
+        return ended, progress
     finally:
-        held.close()
+        lanes.close()
+        for starter in starters:
+            starter.close()
 
 
-def _compile(spec, adapter, progress, reflection, watch, cancel, budget) -> Outcome:
+@contextlib.contextmanager
+def _run_log(run_dir: str):
+    """dspy's log lines (its proposed instructions, each evaluation's score) go to the run
+    folder's run_log.txt while the run compiles, as gepa's do in a GEPA run, rather than
+    into the worker's log."""
+    logger = logging.getLogger("dspy")
+    handler = logging.FileHandler(os.path.join(run_dir, LOG_FILE), encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
+    kept, propagate = list(logger.handlers), logger.propagate
+    for old in kept:
+        logger.removeHandler(old)
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+        for old in kept:
+            logger.addHandler(old)
+        logger.propagate = propagate
+
+
+def _compile(spec, adapter, lanes, progress, reflection, watch, cancel, budget) -> Outcome:
     import dspy
 
     # Nothing of one run's model calls is kept for another (its LMs are cache=False too).
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
 
     items = [*spec.trainset, *spec.valset]
-    cases = DspyCases(adapter, spec, items)
+    cases = DspyCases(adapter, spec, items, lanes)
     stop_cancel = CancelStopper(cancel)
     stop_spend = SpendStopper(budget, watch)
     perfect = PerfectStopper()
@@ -324,9 +439,7 @@ def _compile(spec, adapter, progress, reflection, watch, cancel, budget) -> Outc
             max_metric_calls=spec.max_metric_calls,
             reflection_minibatch_size=spec.minibatch_size,
             track_stats=True,
-            # One case at a time: the run holds one pair of sandboxes, and dspy's threads
-            # would run a straggler's case a second time.
-            num_threads=1,
+            num_threads=lanes.size,
             log_dir=spec.run_dir,
             seed=spec.seed,
             warn_on_score_mismatch=False,
@@ -336,9 +449,11 @@ def _compile(spec, adapter, progress, reflection, watch, cancel, budget) -> Outc
                 "cache_evaluation": False,
             },
         )
-        with dspy.context(lm=None, trace=None):
+        with _run_log(spec.run_dir), dspy.context(lm=None, trace=None):
             optimized = optimizer.compile(student, trainset=train, valset=val)
     except Abort as abort:
+        # The cases still in flight on dspy's other threads: stop them, keep nothing.
+        adapter.cancel.set()
         progress.flush(force=True)
         return outcome_of_error(abort.error)
     except Exception as exc:

@@ -11,6 +11,8 @@ first and then the run's, so the n-th take of a batch is always the same role.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from contract.runner import SandboxSource
 from contract.warm import WarmSandbox
 
@@ -51,3 +53,23 @@ class HeldSandboxes:
             if held is not None:
                 self.slots[index] = None
                 self.sources[min(index, 1)].release(held)
+
+
+class StartedOnOneThread:
+    """A SandboxSource whose sandboxes are all started on one thread of its own, which
+    lives until close(). A sandbox dies with the thread that started it (bubblewrap's
+    --die-with-parent is PR_SET_PDEATHSIG, which Linux ties to the thread), and the
+    threads dspy runs a batch's cases on end with the batch."""
+
+    def __init__(self, source: SandboxSource) -> None:
+        self.source = source
+        self.starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-starter")
+
+    def take(self) -> WarmSandbox:
+        return self.starter.submit(self.source.take).result()
+
+    def release(self, warm: WarmSandbox) -> None:
+        self.source.release(warm)
+
+    def close(self) -> None:
+        self.starter.shutdown(wait=True)

@@ -43,17 +43,21 @@ def _quiet_dspy():
 
 
 def preload() -> None:
-    """Import dspy once, in a warm sandbox, before it forks any case."""
-    _quiet_dspy()
+    """Import dspy once, in a warm sandbox, before it forks any case, and run a program
+    through it once (with a canned answer, no model), so that what dspy builds on first
+    use is built here and not again in every case."""
+    dspy = _quiet_dspy()
+    try:
+        run(dspy.Predict("question -> answer"), {}, {"question": "?"}, engine=_Canned())
+    except Exception:  # a warm-up only: a case that fails says why itself
+        pass
 
 
 class TaskEngine:
     """A dspy engine (complete(Request) -> Response) over skynet.llm(): the system
     message and the conversation go to the task model as one text."""
 
-    def complete(self, request):
-        from dspy import lm15
-
+    def _text(self, request) -> str:
         parts = []
         system = request.system
         if system is not None:
@@ -64,7 +68,12 @@ class TaskEngine:
         else:
             for message in messages:
                 parts.append(f"[{message.role}]\n{message.text or ''}")
-        text = llm("\n\n".join(parts))
+        return llm("\n\n".join(parts))
+
+    def complete(self, request):
+        from dspy import lm15
+
+        text = self._text(request)
         return lm15.Response(
             id=None,
             model="skynet-task",
@@ -80,6 +89,13 @@ class TaskEngine:
 
     def close(self) -> None:
         pass
+
+
+class _Canned(TaskEngine):
+    """preload()'s engine: the answer in DSPy's chat format, without asking anyone."""
+
+    def _text(self, request) -> str:
+        return "[[ ## answer ## ]]\n-\n\n[[ ## completed ## ]]"
 
 
 def find_program(module_dict: dict):
@@ -130,16 +146,17 @@ def _texts(values: dict) -> dict:
     return {str(k): _text(v)[:TEXT_LIMIT] for k, v in values.items()}
 
 
-def run(program, instructions: dict, input: dict) -> tuple[dict, list[dict]]:
+def run(program, instructions: dict, input: dict, engine=None) -> tuple[dict, list[dict]]:
     """program(**input) with `instructions` set per predictor name: (the prediction's
-    fields, the trace as [{"predictor", "inputs", "outputs"}])."""
+    fields, the trace as [{"predictor", "inputs", "outputs"}]). Its model is the task
+    model (TaskEngine), or `engine`."""
     dspy = _quiet_dspy()
     names = {}
     for name, predictor in program.named_predictors():
         names[id(predictor)] = name
         if name in instructions:
             predictor.signature = predictor.signature.with_instructions(instructions[name])
-    lm = dspy.LM("skynet/task", engine=TaskEngine(), cache=False, num_retries=0)
+    lm = dspy.LM("skynet/task", engine=engine or TaskEngine(), cache=False, num_retries=0)
     trace: list = []
     with dspy.context(lm=lm, trace=trace):
         prediction = program(**input)
