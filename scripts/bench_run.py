@@ -2,7 +2,7 @@
 """Optimization runs: a GEPA run's cost per metric call against the warm sandbox's bare
 per-call time, and where a run's time goes, in one run of this script.
 
-    .venv/bin/python scripts/bench_run.py [--calls 200] [--engine gepa|dspy]
+    .venv/bin/python scripts/bench_run.py [--calls 200] [--engine gepa|dspy] [--latency-ms 0]
 
 The models are instant fakes on 127.0.0.1 (tests.quiz's task and reflection models behind
 tests.providers.fakes.FakeProvider, over real HTTP), so what is measured is the
@@ -23,7 +23,9 @@ baseline measured in the same run:
 With --engine dspy the run is DSPy GEPA's, of tests.quiz's DSPy program (one
 dspy.Predict): the bare baseline runs that program (in a warm sandbox with dspy loaded)
 and the metric over as many cases, one case at a time as DSPy GEPA runs them, and "gepa"
-in the breakdown is dspy's and gepa's loop together.
+in the breakdown is dspy's and gepa's loop together. --latency-ms makes every model call
+take that long (the fake provider waits before it answers), to see what running a batch's
+cases at once buys when the models, not the workbench, take the time.
 """
 
 from __future__ import annotations
@@ -121,6 +123,7 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--engine", choices=("gepa", "dspy"), default="gepa")
+    parser.add_argument("--latency-ms", type=float, default=0.0)
     args = parser.parse_args()
     dspy = args.engine == "dspy"
     print(
@@ -132,7 +135,14 @@ def main() -> int:
     from tests.providers.fakes import FakeProvider
 
     provider = FakeProvider(openai_key=OPENAI_KEY).start()
-    provider.respond = quiz.respond_any
+    latency_s = args.latency_ms / 1000
+
+    def respond(request):
+        if latency_s:
+            time.sleep(latency_s)
+        return quiz.respond_any(request)
+
+    provider.respond = respond
     catalogue = Path(tempfile.mkdtemp(prefix="skynet-bench-models-")) / "catalogue.toml"
     catalogue.write_text(TEST_CATALOGUE.replace("{base}", provider.url))
     model_env = {
@@ -206,7 +216,8 @@ def main() -> int:
         sandboxes.close()
 
         what = "DSPy GEPA run of the quiz's DSPy program" if dspy else "GEPA run of the quiz prompt"
-        print(f"\na {args.calls}-metric-call {what}, instant fake models:")
+        speed = f"{args.latency_ms:g} ms a model call" if latency_s else "instant fake models"
+        print(f"\na {args.calls}-metric-call {what}, {speed}:")
         in_worker_s = (run.finished_at - run.started_at).total_seconds()
         print(f"  end to end (submitted to finished): {elapsed:6.2f} s, {cases} cases run")
         print(f"  in the worker (claimed to finished): {in_worker_s:5.2f} s")
@@ -214,7 +225,7 @@ def main() -> int:
         print(f"  per case, bare sandbox:   {per_call_bare * 1000:7.1f} ms")
         print(f"  ratio run / bare:         {per_call_run / per_call_bare:7.2f}")
         if dspy:
-            print("  (bare: one case at a time, as DSPy GEPA runs them)")
+            print("  (bare: one case at a time; DSPy GEPA runs up to 4 of a batch at once)")
             print(f"  per case, bare, 6 at a time: {per_call_batched * 1000:.1f} ms")
             print(f"  ratio run / bare 6 at a time: {per_call_run / per_call_batched:7.2f}")
         else:
