@@ -33,11 +33,19 @@ from concurrent.futures import Future
 from contract.artifacts import Artifact, ArtifactError
 from contract.cancel import Cancel
 from optimizer.adapter import SandboxAdapter, candidate_digest
-from optimizer.engine import LOG_FILE, Outcome, RunSpec, outcome_of_error, outcome_of_stop
+from optimizer.engine import (
+    LOG_FILE,
+    Outcome,
+    RunSpec,
+    outcome_of_error,
+    outcome_of_stop,
+    spend_reader,
+)
 from optimizer.models import ReflectionModel
 from optimizer.progress import Progress, Sink
 from optimizer.sandboxes import HeldSandboxes, StartedOnOneThread
 from optimizer.stoppers import CancelStopper, PerfectStopper, SpendStopper, WatchStopper
+from skynet._dspy_program import TextEngine
 
 # The hidden input that tells the stand-in which case an example is.
 CASE_KEY = "skynet_case"
@@ -61,38 +69,6 @@ def text_of(candidate: dict) -> str:
     if len(candidate) == 1:
         return str(next(iter(candidate.values())))
     return "\n\n".join(f"[{name}]\n{text}" for name, text in sorted(candidate.items()))
-
-
-class _ModelEngine:
-    """A dspy engine over one of our model callables (the reflection model)."""
-
-    def __init__(self, model) -> None:
-        self.model = model
-
-    def complete(self, request):
-        from dspy import lm15
-
-        parts = []
-        if request.system is not None:
-            system = request.system
-            parts.append(system if isinstance(system, str) else "".join(p.text for p in system))
-        parts.extend(message.text or "" for message in request.messages)
-        text = self.model("\n\n".join(parts))
-        return lm15.Response(
-            id=None,
-            model="skynet-reflection",
-            message=lm15.Message.assistant([lm15.TextPart(text)]),
-            finish_reason="stop",
-            usage=lm15.Usage(),
-        )
-
-    def stream(self, request):
-        from dspy import lm15
-
-        return lm15.response_to_events(self.complete(request))
-
-    def close(self) -> None:
-        pass
 
 
 MAX_PREDICTORS = 50
@@ -350,22 +326,10 @@ def run_dspy_gepa(
         cancel=stop,
     )
 
-    def spend() -> dict:
-        return {
-            "task_usd": adapter.spend.task.cost_usd,
-            "metric_usd": adapter.spend.metric.cost_usd,
-            "reflection_usd": reflection.total_cost,
-            "task_calls": adapter.spend.task.model_calls,
-            "metric_calls": adapter.spend.metric.model_calls,
-            "reflection_calls": reflection.usage.model_calls,
-            "total_usd": budget.usd,
-            "max_usd": budget.limits.max_usd,
-        }
-
     progress = Progress(
         sink,
         adapter,
-        spend=spend,
+        spend=spend_reader(adapter, reflection, budget),
         max_metric_calls=spec.max_metric_calls,
         every_s=every_s,
         text_of=text_of,
@@ -431,7 +395,7 @@ def _compile(spec, adapter, lanes, progress, reflection, watch, cancel, budget) 
         offset = len(spec.trainset)
         val = [_example(dspy, item, offset + i) for i, item in enumerate(spec.valset)]
         reflection_lm = dspy.LM(
-            "skynet/reflection", engine=_ModelEngine(reflection), cache=False, num_retries=0
+            "skynet/reflection", engine=TextEngine(reflection), cache=False, num_retries=0
         )
         optimizer = dspy.GEPA(
             metric=cases.metric,

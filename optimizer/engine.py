@@ -69,6 +69,24 @@ class RunSpec:
     output_fields: tuple[str, ...] = ()
 
 
+def spend_reader(adapter: SandboxAdapter, reflection: ReflectionModel, budget):
+    """What the run spent so far, per model and in all, as the progress records it."""
+
+    def spend() -> dict:
+        return {
+            "task_usd": adapter.spend.task.cost_usd,
+            "metric_usd": adapter.spend.metric.cost_usd,
+            "reflection_usd": reflection.total_cost,
+            "task_calls": adapter.spend.task.model_calls,
+            "metric_calls": adapter.spend.metric.model_calls,
+            "reflection_calls": reflection.usage.model_calls,
+            "total_usd": budget.usd,
+            "max_usd": budget.limits.max_usd,
+        }
+
+    return spend
+
+
 def run_gepa(
     spec: RunSpec,
     *,
@@ -102,20 +120,12 @@ def run_gepa(
         cancel=cancel,
     )
 
-    def spend() -> dict:
-        return {
-            "task_usd": adapter.spend.task.cost_usd,
-            "metric_usd": adapter.spend.metric.cost_usd,
-            "reflection_usd": reflection.total_cost,
-            "task_calls": adapter.spend.task.model_calls,
-            "metric_calls": adapter.spend.metric.model_calls,
-            "reflection_calls": reflection.usage.model_calls,
-            "total_usd": budget.usd,
-            "max_usd": budget.limits.max_usd,
-        }
-
     progress = Progress(
-        sink, adapter, spend=spend, max_metric_calls=spec.max_metric_calls, every_s=every_s
+        sink,
+        adapter,
+        spend=spend_reader(adapter, reflection, budget),
+        max_metric_calls=spec.max_metric_calls,
+        every_s=every_s,
     )
     stop_cancel = CancelStopper(cancel)
     stop_spend = SpendStopper(budget, watch)

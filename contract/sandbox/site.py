@@ -15,7 +15,6 @@ what is staged (about 36 MB for dspy 3.4.1, of its 394 MB installed). Without ds
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import json
 import logging
@@ -23,18 +22,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 
 from contract.sandbox.config import SITE_MOUNT
-from contract.sandbox.stage import (
-    PREFIX,
-    _candidates,
-    _protect,
-    _reachable,
-    _remove_at_exit,
-    _sweep,
-)
+from contract.sandbox.stage import PREFIX, private_root
 
 log = logging.getLogger("contract.sandbox")
 
@@ -109,30 +100,8 @@ def _copy(found: dict, root: str) -> None:
 
 def _build(found: dict, gid: int | None) -> str:
     key = hashlib.sha256(json.dumps(found, sort_keys=True).encode()).hexdigest()
-    errors = []
-    for parent in _candidates():
-        _sweep(parent)
-        try:
-            root = tempfile.mkdtemp(prefix=f"{PREFIX}site-{key[:12]}-", dir=parent)
-        except OSError as exc:
-            errors.append(f"{parent}: {exc.strerror}")
-            continue
-        if not _reachable(root, gid):
-            shutil.rmtree(root, ignore_errors=True)
-            errors.append(f"{parent} is not reachable by the sandbox's user")
-            continue
-        try:
-            _copy(found, root)
-            with open(os.path.join(root, "owner"), "w") as fh:
-                fh.write(str(os.getpid()))
-            _protect(root, gid)
-        except OSError as exc:
-            shutil.rmtree(root, ignore_errors=True)
-            errors.append(f"{parent}: {exc}")
-            continue
-        atexit.register(_remove_at_exit, root, os.getpid())
-        return os.path.join(root, "site")
-    raise OSError("; ".join(errors) or "no temporary folder")
+    root = private_root(f"{PREFIX}site-{key[:12]}-", gid, lambda root: _copy(found, root))
+    return os.path.join(root, "site")
 
 
 def site_packages(gid: int | None, python: str | None = None) -> str | None:

@@ -175,6 +175,36 @@ def _remove_at_exit(root: str, owner: int) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def private_root(prefix: str, gid: int | None, fill) -> str:
+    """A new private folder the sandbox's user can reach (see the module's doc), filled by
+    `fill(root)` and then protected; removed when this process exits. Raises OSError
+    saying why no temporary folder would do."""
+    errors = []
+    for parent in _candidates():
+        _sweep(parent)
+        try:
+            root = tempfile.mkdtemp(prefix=prefix, dir=parent)
+        except OSError as exc:
+            errors.append(f"{parent}: {exc.strerror}")
+            continue
+        if not _reachable(root, gid):
+            shutil.rmtree(root, ignore_errors=True)
+            errors.append(f"{parent} is not reachable by the sandbox's user")
+            continue
+        try:
+            fill(root)
+            with open(os.path.join(root, "owner"), "w") as fh:
+                fh.write(str(os.getpid()))
+            _protect(root, gid)
+        except OSError as exc:
+            shutil.rmtree(root, ignore_errors=True)
+            errors.append(f"{parent}: {exc}")
+            continue
+        atexit.register(_remove_at_exit, root, os.getpid())
+        return root
+    raise OSError("; ".join(errors) or "no temporary folder")
+
+
 def _build(runtime_dir: str, bwrap: str | None, gid: int | None, python: str) -> Stage:
     files = _files(runtime_dir) + (_bwrap_files(bwrap) if bwrap else [])
     digest = hashlib.sha256()
@@ -185,44 +215,27 @@ def _build(runtime_dir: str, bwrap: str | None, gid: int | None, python: str) ->
         digest.update(rel.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
         contents.append((rel, path, data))
     key = digest.hexdigest()
-    errors = []
-    for parent in _candidates():
-        _sweep(parent)
-        try:
-            root = tempfile.mkdtemp(prefix=f"{PREFIX}{key[:12]}-", dir=parent)
-        except OSError as exc:
-            errors.append(f"{parent}: {exc.strerror}")
-            continue
-        if not _reachable(root, gid):
-            shutil.rmtree(root, ignore_errors=True)
-            errors.append(f"{parent} is not reachable by the sandbox's user")
-            continue
-        try:
-            for rel, path, data in contents:
-                target = (
-                    os.path.join(root, "runtime", rel)
-                    if not rel.startswith("bwrap")
-                    else os.path.join(root, rel)
-                )
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                with open(target, "wb") as fh:
-                    fh.write(data)
-                if os.stat(path).st_mode & stat.S_IXUSR:
-                    os.chmod(target, 0o700)
-            with open(os.path.join(root, "owner"), "w") as fh:
-                fh.write(str(os.getpid()))
-            _precompile(os.path.join(root, "runtime"), python)
-            _protect(root, gid)
-        except OSError as exc:
-            shutil.rmtree(root, ignore_errors=True)
-            errors.append(f"{parent}: {exc}")
-            continue
-        atexit.register(_remove_at_exit, root, os.getpid())
-        staged_bwrap = os.path.join(root, _BWRAP_REL) if bwrap else None
-        return Stage(
-            root=root, runtime=os.path.join(root, "runtime"), bwrap=staged_bwrap, digest=key
-        )
-    raise SandboxUnavailable("stage_failed", "; ".join(errors) or "no temporary folder")
+
+    def fill(root: str) -> None:
+        for rel, path, data in contents:
+            target = (
+                os.path.join(root, "runtime", rel)
+                if not rel.startswith("bwrap")
+                else os.path.join(root, rel)
+            )
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as fh:
+                fh.write(data)
+            if os.stat(path).st_mode & stat.S_IXUSR:
+                os.chmod(target, 0o700)
+        _precompile(os.path.join(root, "runtime"), python)
+
+    try:
+        root = private_root(f"{PREFIX}{key[:12]}-", gid, fill)
+    except OSError as exc:
+        raise SandboxUnavailable("stage_failed", str(exc)) from None
+    staged_bwrap = os.path.join(root, _BWRAP_REL) if bwrap else None
+    return Stage(root=root, runtime=os.path.join(root, "runtime"), bwrap=staged_bwrap, digest=key)
 
 
 def stage(runtime_dir: str, *, bwrap: str | None, gid: int | None, python: str) -> Stage:

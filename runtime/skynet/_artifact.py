@@ -63,16 +63,29 @@ def _attribute(obj: object, name: str) -> object:
         return ""
 
 
+def _model_error(exc: BaseException) -> BaseException | None:
+    """The task model's error behind `exc`: itself, or one it was raised from (dspy wraps
+    an engine's errors in its own)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if issubclass(type(exc), ModelError):
+            return exc
+        exc = _attribute(exc, "__cause__") or _attribute(exc, "__context__") or None
+        seen += 1
+    return None
+
+
 def _raised(exc: BaseException, lines: list[str], problem: str = "run_error") -> dict:
     """The run_finished frame of a failed run (or of a program that failed to load)."""
     described = tracebacks.describe(exc, lines, PROGRAM_FILENAME)
+    model_error = _model_error(exc) if problem == "run_error" else None
     if isinstance(exc, template.TemplateError):
         problem, params = exc.code, dict(exc.params)
-    elif issubclass(type(exc), ModelError) and problem == "run_error":
+    elif model_error is not None:
         problem = "run_model_error"
         params = {
-            "code": safe_text(_attribute(exc, "code"), 200),
-            "message": safe_text(_attribute(exc, "message"), 2048),
+            "code": safe_text(_attribute(model_error, "code"), 200),
+            "message": safe_text(_attribute(model_error, "message"), 2048),
         }
     else:
         params = {k: described["exception"][k] for k in ("type", "message")}

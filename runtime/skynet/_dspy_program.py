@@ -48,16 +48,23 @@ def preload() -> None:
     use is built here and not again in every case."""
     dspy = _quiet_dspy()
     try:
-        run(dspy.Predict("question -> answer"), {}, {"question": "?"}, engine=_Canned())
+        run(
+            dspy.Predict("question -> answer"), {}, {"question": "?"}, TextEngine(lambda _: _CANNED)
+        )
     except Exception:  # a warm-up only: a case that fails says why itself
         pass
 
 
-class TaskEngine:
-    """A dspy engine (complete(Request) -> Response) over skynet.llm(): the system
-    message and the conversation go to the task model as one text."""
+class TextEngine:
+    """A dspy engine (complete(Request) -> Response) over `ask`, a function from one
+    text to the model's answer: the system message and the conversation go as one text."""
 
-    def _text(self, request) -> str:
+    def __init__(self, ask) -> None:
+        self.ask = ask
+
+    def complete(self, request):
+        from dspy import lm15
+
         parts = []
         system = request.system
         if system is not None:
@@ -68,15 +75,10 @@ class TaskEngine:
         else:
             for message in messages:
                 parts.append(f"[{message.role}]\n{message.text or ''}")
-        return llm("\n\n".join(parts))
-
-    def complete(self, request):
-        from dspy import lm15
-
-        text = self._text(request)
+        text = self.ask("\n\n".join(parts))
         return lm15.Response(
             id=None,
-            model="skynet-task",
+            model="skynet",
             message=lm15.Message.assistant([lm15.TextPart(text)]),
             finish_reason="stop",
             usage=lm15.Usage(),
@@ -91,11 +93,13 @@ class TaskEngine:
         pass
 
 
-class _Canned(TaskEngine):
-    """preload()'s engine: the answer in DSPy's chat format, without asking anyone."""
+def task_engine() -> TextEngine:
+    """The engine of a program's dspy.LM in the sandbox: skynet.llm(), the task model."""
+    return TextEngine(lambda text: llm(text))
 
-    def _text(self, request) -> str:
-        return "[[ ## answer ## ]]\n-\n\n[[ ## completed ## ]]"
+
+# preload()'s engine: an answer in DSPy's chat format, without asking anyone.
+_CANNED = "[[ ## answer ## ]]\n-\n\n[[ ## completed ## ]]"
 
 
 def find_program(module_dict: dict):
@@ -149,14 +153,14 @@ def _texts(values: dict) -> dict:
 def run(program, instructions: dict, input: dict, engine=None) -> tuple[dict, list[dict]]:
     """program(**input) with `instructions` set per predictor name: (the prediction's
     fields, the trace as [{"predictor", "inputs", "outputs"}]). Its model is the task
-    model (TaskEngine), or `engine`."""
+    model (task_engine()), or `engine`."""
     dspy = _quiet_dspy()
     names = {}
     for name, predictor in program.named_predictors():
         names[id(predictor)] = name
         if name in instructions:
             predictor.signature = predictor.signature.with_instructions(instructions[name])
-    lm = dspy.LM("skynet/task", engine=engine or TaskEngine(), cache=False, num_retries=0)
+    lm = dspy.LM("skynet/task", engine=engine or task_engine(), cache=False, num_retries=0)
     trace: list = []
     with dspy.context(lm=lm, trace=trace):
         prediction = program(**input)

@@ -161,6 +161,20 @@ def make_quiz_run(
     )
 
 
+def run_while_failing(provider, run: Run, reply, times: int) -> Run:
+    """Run `run` here, as its task does, while the provider answers `reply` (a
+    tests.providers.fakes.Reply) to the first `times` requests it matches."""
+    from optimizations import execution
+
+    provider.queue(*[reply] * times)
+    try:
+        execution.execute_run(run.pk)
+    finally:
+        provider.script.clear()
+    run.refresh_from_db()
+    return run
+
+
 def finished_quiz_run(client, draft, owner, capture, provider, **options) -> Run:
     """A quiz run submitted and run to its end in this process, as the runs worker's task
     runs it (settings.RUNS_DIR must point somewhere of the test's own)."""

@@ -12,7 +12,7 @@ import pytest
 from optimizations import execution
 from optimizations.models import RunCandidate, RunEvent
 from tests import quiz
-from tests.web.run_data import make_quiz_run, quiz_models, submit_quiz_run
+from tests.web.run_data import make_quiz_run, quiz_models, run_while_failing, submit_quiz_run
 
 pytestmark = pytest.mark.django_db
 
@@ -122,12 +122,7 @@ def test_the_reflection_provider_failing_pauses_and_resume_goes_on(
         status=503, body={"error": {"message": "overloaded"}}, when=quiz.DSPY_REFLECTION_MARK
     )
     with quiz_models(session_models):
-        session_models.queue(*[down] * 50)
-        try:
-            execution.execute_run(run.pk)
-        finally:
-            session_models.script.clear()
-        run.refresh_from_db()
+        run_while_failing(session_models, run, down, 50)
         assert (run.status, run.failure) == ("paused", "provider_failed")
         assert run.failure_params["role"] == "reflection"
         paused_calls = run.progress["metric_calls"]
@@ -147,11 +142,6 @@ def test_a_task_model_that_keeps_failing_pauses_the_run(owner, session_models):
     run = make_quiz_run(owner, budget=60, program=quiz.DSPY_PROGRAM)
     down = Reply(status=500, body={"error": {"message": "boom"}}, when="[[ ## country ## ]]")
     with quiz_models(session_models):
-        session_models.queue(*[down] * 400)
-        try:
-            execution.execute_run(run.pk)
-        finally:
-            session_models.script.clear()
-    run.refresh_from_db()
+        run_while_failing(session_models, run, down, 400)
     assert (run.status, run.failure) == ("paused", "provider_failed")
     assert run.failure_params["role"] == "task"

@@ -13,7 +13,12 @@ from optimizations import execution
 from optimizations.models import RunCandidate, RunEvent
 from submissions.models import Run
 from tests import quiz
-from tests.web.run_data import finished_quiz_run, quiz_models, submit_quiz_run
+from tests.web.run_data import (
+    finished_quiz_run,
+    quiz_models,
+    run_while_failing,
+    submit_quiz_run,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -122,12 +127,7 @@ def test_a_provider_failing_mid_run_pauses_it_and_resume_goes_on(
     run = make_quiz_run(owner, budget=60)
     down = Reply(status=503, body={"error": {"message": "overloaded"}}, when=quiz.REFLECTION_MARK)
     with quiz_models(session_models):
-        session_models.queue(*[down] * 50)
-        try:
-            execution.execute_run(run.pk)
-        finally:
-            session_models.script.clear()
-        run.refresh_from_db()
+        run_while_failing(session_models, run, down, 50)
         assert (run.status, run.failure) == ("paused", "provider_failed")
         assert run.failure_params["role"] == "reflection"
         assert run.failure_params["code"] == "server_error"
@@ -155,12 +155,7 @@ def test_a_task_model_that_keeps_failing_pauses_the_run_rather_than_scoring_zero
     run = make_quiz_run(owner, budget=60)
     down = Reply(status=500, body={"error": {"message": "boom"}}, when="capital of")
     with quiz_models(session_models):
-        session_models.queue(*[down] * 400)
-        try:
-            execution.execute_run(run.pk)
-        finally:
-            session_models.script.clear()
-    run.refresh_from_db()
+        run_while_failing(session_models, run, down, 400)
     assert (run.status, run.failure) == ("paused", "provider_failed")
     assert run.failure_params["role"] == "task"
 
