@@ -155,3 +155,29 @@ def test_a_program_that_forges_its_description_is_refused(tmp_path, dspy_config,
     outcome, sink = run(tmp_path, dspy_config, models(), quiz.SPECIFIC, program=HOSTILE)
     assert (outcome.ended, outcome.reason) == ("failed", "program_failed")
     assert outcome.params["problem"] == "no_predictors"
+
+
+def test_the_metric_dspy_gets_reuses_the_verdict_with_named_scores_and_no_empty_feedback():
+    """What dspy.GEPA's metric returns, for either of its calls on a prediction: the
+    case's verdict, its named scores as objective_scores, and None for empty feedback
+    (dspy then writes its own), never the metric run again."""
+    import dspy
+
+    from optimizer.adapter import CaseTrace
+    from optimizer.dspy_engine import DspyCases
+
+    cases = DspyCases(adapter=None, spec=None, items=[], lanes=None)
+    named = CaseTrace({"country": "Peru"}, "Lima", "Right.", 1.0, "valid", scores={"exact": 1.0})
+    silent = CaseTrace({"country": "Chile"}, "x", "", 0.0, "valid")
+    first, second = dspy.Prediction(capital="Lima"), dspy.Prediction(capital="x")
+    cases.remember(first, named)
+    cases.remember(second, silent)
+    gold = dspy.Example(country="Peru").with_inputs("country")
+    for call in ({}, {"trace": [], "pred_name": "self", "pred_trace": []}):
+        got = cases.metric(gold, first, **call)
+        assert (got.score, got.feedback, got.objective_scores) == (1.0, "Right.", {"exact": 1.0})
+    quiet = cases.metric(gold, second)
+    assert (quiet.score, quiet.feedback) == (0.0, None)
+    # A prediction this run never made is not scored as if it had been.
+    unknown = cases.metric(gold, dspy.Prediction(capital="Lima"))
+    assert unknown.score == 0.0 and "not scored" in unknown.feedback

@@ -145,3 +145,17 @@ def test_a_task_model_that_keeps_failing_pauses_the_run(owner, session_models):
         run_while_failing(session_models, run, down, 400)
     assert (run.status, run.failure) == ("paused", "provider_failed")
     assert run.failure_params["role"] == "task"
+
+
+def test_the_dollar_budget_ends_it_with_its_best(owner, session_models):
+    run = make_quiz_run(
+        owner, source=quiz.CAPPED, budget=100000, budget_usd=0.01, program=quiz.DSPY_PROGRAM
+    )
+    with quiz_models(session_models):
+        execution.execute_run(run.pk)
+    run.refresh_from_db()
+    assert (run.status, run.stop_reason) == ("finished", "usd_budget")
+    assert run.progress["spend"]["total_usd"] <= 0.01
+    assert run.progress["metric_calls"] < 100000
+    # What it found before the money ran out is kept.
+    assert run.result["best"]["val_mean"] > run.result["seed"]["val_mean"] == 0.0
