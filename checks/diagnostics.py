@@ -7,31 +7,37 @@ from django.utils.translation import gettext as _
 
 from contract.static import static_check
 from messages import words
-from messages.contract import STAGE_NAMES
+from messages.contract import STAGE_NAMES, warning_words
 
 
 def static_diagnostics(source: str) -> list[dict]:
-    """The load, signature and REWARD_SPEC problems of `source`, found without running it."""
+    """The load, signature and REWARD_SPEC problems of `source`, found without running it,
+    and what a passed stage warns of (a signature named like another framework's)."""
     result = static_check(source).to_dict()
     found = []
     for stage in result["stages"]:
         for problem in stage["problems"]:
-            params = problem.get("params") or {}
-            found.append(
-                {
-                    "stage": stage["id"],
-                    "stage_name": str(STAGE_NAMES[stage["id"]]),
-                    "code": problem["code"],
-                    "line": params.get("line") or 1,
-                    "column": params.get("column"),
-                    "end_line": params.get("end_line"),
-                    "end_column": params.get("end_column"),
-                    "whole_line": params.get("line") is None,
-                    "severity": "error",
-                    "message": words(problem["code"], params),
-                }
-            )
+            message = words(problem["code"], problem.get("params") or {})
+            found.append(_diagnostic(stage["id"], problem, "error", message))
+        for warning in stage.get("warnings") or []:
+            found.append(_diagnostic(stage["id"], warning, "warning", warning_words(warning)))
     return found
+
+
+def _diagnostic(stage_id: str, problem: dict, severity: str, message: str) -> dict:
+    params = problem.get("params") or {}
+    return {
+        "stage": stage_id,
+        "stage_name": str(STAGE_NAMES[stage_id]),
+        "code": problem["code"],
+        "line": params.get("line") or 1,
+        "column": params.get("column"),
+        "end_line": params.get("end_line"),
+        "end_column": params.get("end_column"),
+        "whole_line": params.get("line") is None,
+        "severity": severity,
+        "message": message,
+    }
 
 
 def response(request) -> JsonResponse:

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 import messages
 from checks.models import Check
 from checks.selectors import latest_reviews
+from contract import frameworks
 from contract.cases import DEFAULT_CASES
 from messages.contract import HINT_ADVICE, RETURN_EXAMPLES, RUN_STATUSES, output_cut_words
 
@@ -68,11 +69,17 @@ def present(check: Check | None) -> dict | None:
             kept = len((case.get(stream) or "").encode("utf-8"))
             note = output_cut_words(kept, max(printed, kept + cut)) if cut else ""
             case[f"{stream}_note"] = note
-        case["return_example"] = RETURN_EXAMPLES.get(case.get("problem") or "", "")
+        # The return built from the case's own values, where the result names its shape;
+        # else the docs' example for the problem.
+        case["return_example"] = case.get("fix") or RETURN_EXAMPLES.get(
+            case.get("problem") or "", ""
+        )
         case["duration_text"] = _ms(case.get("duration_ms"))
         case["model_calls_text"] = str(usage.get("model_calls") or 0)
         cost = usage.get("cost_usd")
         case["cost_text"] = _usd(cost)
+    # A metric written for DSPy or gepa: the panel offers Convert to the contract.
+    rendered["convertible"] = frameworks.seen_in(check.result)
     rendered["advice"] = str(HINT_ADVICE)
     rendered["feedback_examples"] = messages.feedback_examples()
     return rendered

@@ -31,7 +31,9 @@ def base_config() -> sandbox.SandboxConfig:
     if settings.SANDBOX_CGROUP:
         changes["cgroup"] = settings.SANDBOX_CGROUP
     config = dataclasses.replace(sandbox.SandboxConfig(), **changes)
-    # DSPy's packages, staged once per process, for the runs of DSPy programs.
+    # The libraries a metric may import and dspy, staged once per machine and found at
+    # each worker start (contract.sandbox.site): every sandbox of this process binds them,
+    # so checks, evaluations and runs, metrics and programs alike, can import them.
     staged = site.site_packages(sandbox.stage_gid(config))
     return dataclasses.replace(config, site_packages=staged) if staged else config
 

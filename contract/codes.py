@@ -23,6 +23,12 @@ LOAD_PROBLEMS = (
     "file_too_large",
     "syntax_error",
     "import_error",
+    # import_error of a module the sandbox does not have (contract.libraries): one outside
+    # the documented set, or one of the set that this worker could not stage.
+    "module_not_available",
+    "library_unavailable",
+    # numpy (or a library that needs it) in a process whose address space cannot hold it.
+    "library_needs_memory",
     "no_score_function",
     "timeout",
     "crashed",
@@ -32,7 +38,8 @@ LOAD_PROBLEMS = (
     "sandbox_unavailable",
 )
 SYNTAX_ERROR_REASONS = ("syntax", "null_bytes", "too_complex")
-SIGNATURE_PROBLEMS = ("bad_signature",)
+# framework_signature: a DSPy metric's or gepa evaluator's parameters (contract.frameworks).
+SIGNATURE_PROBLEMS = ("bad_signature", "framework_signature")
 SIGNATURE_REASONS = signature.REASONS
 REWARD_SPEC_PROBLEMS = ("invalid_reward_spec",)
 REWARD_SPEC_CODES = rewardspec.CODES
@@ -50,9 +57,13 @@ CASE_ERROR_PROBLEMS = (
     "timeout",
     "cancelled",
     "import_error",
+    "module_not_available",
+    "library_unavailable",
+    "library_needs_memory",
     "syntax_error",
     "no_score_function",
     "bad_signature",
+    "framework_signature",
     "invalid_reward_spec",
     # The artifact's run (contract.artifacts), before score(): run_error,
     # run_model_error, program_syntax_error, program_import_error,

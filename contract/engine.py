@@ -26,7 +26,7 @@ import numbers
 import time
 from collections.abc import Callable, Sequence
 
-from contract import sandbox
+from contract import frameworks, sandbox
 from contract.artifacts import RUN_PROBLEMS, Artifact
 from contract.cancel import Cancel
 from contract.cases import DEFAULT_CASES, Case
@@ -51,7 +51,7 @@ from contract.runner import (
     loaded_is_final,
     run_cases,
 )
-from contract.source import check_source
+from contract.source import ast_parse, check_source
 from contract.static import static_check
 
 MIN_TIMEOUT_S = 1
@@ -132,7 +132,7 @@ class _Check:
             stage = loaded["stages"][stage_id]
             self.set_stage(
                 stage_id, stage["status"], stage.get("problem"), stage["params"], stage["problems"]
-            )
+            ).warnings = list(stage.get("warnings") or [])
         if not loaded_is_final(loaded):
             self.set_stage("call", "running")
         self.progress()
@@ -310,6 +310,23 @@ def _conclude(
     return result
 
 
+def _name_candidates(load: StageResult, text: str) -> None:
+    """A metric.py without score: name its functions that look like a DSPy metric or a
+    gepa evaluator (read from the source here, never from what the child said)."""
+    if load.problem != "no_score_function":
+        return
+    try:
+        found = frameworks.candidates(ast_parse(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    if not found:
+        return
+    load.params = {**load.params, "candidates": found}
+    for problem in load.problems:
+        if problem.get("code") == "no_score_function":
+            problem["params"] = {**problem.get("params", {}), "candidates": found}
+
+
 class _Stopped(Exception):
     """The first case to load showed a failed load stage: the others need not finish."""
 
@@ -449,6 +466,7 @@ def run_check(
         return check.fail("load")
     except _Stopped:
         failed = next(s.id for s in result.stages if s.status == "failed")
+        _name_candidates(result.stage("load"), checked.text)
         return check.fail(failed)
     if not state.decided:
         # Every run failed before metric.py was loaded: nothing decides these stages.

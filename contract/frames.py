@@ -11,7 +11,7 @@ capped before it is stored.
 
 from __future__ import annotations
 
-from contract import values
+from contract import frameworks, libraries, values
 from contract.artifacts import OUTPUT_REPR_LIMIT, RUN_PROBLEMS
 from skynet import rewardspec, signature
 from skynet.safe import MESSAGE_LIMIT, NAME_LIMIT, clip
@@ -101,6 +101,11 @@ def _load_stage(load: object) -> dict:
     cleaned = {key: _clean(item) for key, item in params.items() if key != "traceback"}
     if "traceback" in params:
         cleaned["traceback"] = clean_traceback(params["traceback"])
+    if load["problem"] == "import_error":
+        # A module the sandbox does not have: named, with the set it has (data, not prose).
+        named = libraries.load_problem(cleaned)
+        if named is not None:
+            return _stage(named[0], {**cleaned, **named[1]})
     return _stage(load["problem"], cleaned)
 
 
@@ -118,7 +123,13 @@ def _signature_stage(described: object) -> tuple[dict, int | None]:
     if problems:
         first = problems[0]
         return _stage(first["code"], first["params"], problems=problems), None
-    return _stage(), call_args
+    found = frameworks.recognise(shape)
+    if found is None:
+        return _stage(), call_args
+    seen = frameworks.problem(found)
+    if found["fails"]:
+        return _stage(seen["code"], seen["params"], problems=[seen]), None
+    return {**_stage(), "warnings": [seen]}, call_args
 
 
 def _reward_spec_stage(node: object) -> dict:

@@ -20,6 +20,9 @@ class StageResult:
     params: dict = field(default_factory=dict)
     # Every problem found, each {"code", "params"}; `problem` is the summary.
     problems: list[dict] = field(default_factory=list)
+    # What a passed stage still has to say, each {"code", "params"} (a signature that
+    # looks like another framework's, where the call would happen to work).
+    warnings: list[dict] = field(default_factory=list)
 
 
 @dataclass

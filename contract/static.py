@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
+from contract import frameworks
 from contract.results import CheckResult
 from contract.source import ast_parse, check_source
 from skynet import rewardspec, signature
@@ -99,22 +100,6 @@ class _Locator:
         return {"line": line, "column": column}
 
 
-def _shape(args: ast.arguments) -> signature.Shape:
-    positional = args.posonlyargs + args.args
-    first_default = len(positional) - len(args.defaults)
-    return signature.Shape(
-        positional=tuple(
-            signature.Param(a.arg, i < first_default) for i, a in enumerate(positional)
-        ),
-        varargs=args.vararg.arg if args.vararg else None,
-        keyword_only=tuple(
-            signature.Param(a.arg, d is None)
-            for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
-        ),
-        varkw=args.kwarg.arg if args.kwarg else None,
-    )
-
-
 def _arg_node(func: ast.FunctionDef | ast.AsyncFunctionDef, names: list[str]) -> ast.AST:
     args = func.args
     for arg in args.posonlyargs + args.args + args.kwonlyargs:
@@ -128,15 +113,25 @@ def _check_signature(result: CheckResult, binding: ast.stmt, where: _Locator) ->
     if not isinstance(binding, ast.FunctionDef | ast.AsyncFunctionDef) or binding.decorator_list:
         stage.status, stage.params = "skipped", {"reason": "not_static"}
         return
-    problems, _ = signature.check(_shape(binding.args))
+    shape = frameworks.shape_of_def(binding)
+    problems, _ = signature.check(shape)
     for problem in problems:
         node = _arg_node(binding, problem["params"]["names"])
         problem["params"].update(where.of(node))
     if problems:
         stage.status, stage.problem, stage.params = "failed", "bad_signature", problems[0]["params"]
         stage.problems = problems
-    else:
-        stage.status = "passed"
+        return
+    stage.status = "passed"
+    found = frameworks.recognise(shape)
+    if found is not None:
+        seen = frameworks.problem(found)
+        seen["params"].update(where.of(binding))
+        if found["fails"]:
+            stage.status, stage.problem, stage.params = "failed", seen["code"], seen["params"]
+            stage.problems = [seen]
+        else:
+            stage.warnings = [seen]
 
 
 def _node_at(node: ast.AST, path: str) -> ast.AST:
@@ -209,6 +204,11 @@ def static_check(source: bytes | str) -> CheckResult:
             load.status, load.params = "skipped", {"reason": "not_static"}
         else:
             params = {"line": None, "column": None}
+            # A metric brought from DSPy or gepa: name the function that looks like one.
+            found = frameworks.candidates(checked.tree)
+            if found:
+                # The editor marks the function that looks like the metric.
+                params.update(line=found[0]["line"], candidates=found)
             load.status, load.problem, load.params = "failed", "no_score_function", params
             load.problems = [{"code": "no_score_function", "params": params}]
             return _fail(result, "load")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 
+from contract import shapes
 from skynet import report
 from skynet.safe import REPR_LIMIT, clip
 
@@ -138,10 +139,19 @@ def decode(node: object) -> object:
 
 def return_report(node: object, child_repr: object) -> dict:
     """The return_value report of a case (skynet.report), from the child's description of
-    the value: the verdict on its stand-ins, and the repr the child made of the real one."""
+    the value: the verdict on its stand-ins, and the repr the child made of the real one.
+    A value that breaks the contract also gets its shape and the return line that would
+    keep it (contract.shapes) among its params."""
     cut = _feedback_length(node) if isinstance(node, dict) else 0
     shown = child_repr if isinstance(child_repr, str) else "<object>"
-    return report.return_report(decode(node), shown=shown, feedback_length=cut)
+    found = report.return_report(decode(node), shown=shown, feedback_length=cut)
+    if found["problem"] is not None:
+        found["params"] = {
+            **found["params"],
+            "shape": shapes.describe(node),
+            "fix": shapes.fix_line(node, found["problem"]),
+        }
+    return found
 
 
 def _feedback_length(node: dict) -> int:

@@ -28,8 +28,10 @@ import subprocess
 import threading
 
 from contract import sandbox
+from contract.libraries import PRELOAD
 from contract.runtime_path import RUNTIME_DIR
 from contract.sandbox.cgroups import CaseGroup
+from contract.sandbox.config import SITE_MOUNT
 from skynet import wire
 
 log = logging.getLogger("contract.zygote")
@@ -167,7 +169,11 @@ class Zygote:
         try:
             parent.settimeout(START_TIMEOUT_S)
             tmp_size = int(config.tmp_size_mb) * 1024 * 1024
-            wire.send(parent, {"type": "zygote", "tmp_size": tmp_size})
+            first = {"type": "zygote", "tmp_size": tmp_size}
+            if config.site_packages:
+                # The common scoring libraries, imported once for every sandbox it forks.
+                first.update(site=SITE_MOUNT, preload=list(PRELOAD))
+            wire.send(parent, first)
             ready = wire.recv(parent)
             if ready is None or ready.get("type") != "ready":
                 raise ZygoteFailed(f"the zygote did not start: {zygote._stderr_tail()}")

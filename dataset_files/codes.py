@@ -34,6 +34,14 @@ ROLE_ERRORS = (
     "bad_role",  # column, params role
 )
 
+# column_types: a declared type, and a value that does not fit it (build_cases,
+# case_of_row, typed_value)
+TYPE_ERRORS = (
+    "bad_type",  # column, params type
+    "not_a_number",  # row, column, params value (as the file has it, cut short)
+    "not_json",  # row, column, params value
+)
+
 # split_by_ratio, split_by_column, sample_cases
 SPLIT_ERRORS = (
     "bad_ratios",  # params train, validation, test, reason: one of RATIO_REASONS
@@ -48,7 +56,7 @@ WARNINGS = (
     "encoding_guessed",  # params encoding: not UTF-8 nor marked by a BOM, so detected
 )
 
-ERROR_CODES = tuple(dict.fromkeys(PARSE_ERRORS + ROLE_ERRORS + SPLIT_ERRORS))
+ERROR_CODES = tuple(dict.fromkeys(PARSE_ERRORS + ROLE_ERRORS + TYPE_ERRORS + SPLIT_ERRORS))
 CODES = ERROR_CODES + WARNINGS
 
 # Parameter values that are codes too.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from dataset_files.column_types import cell_value, check_types, is_empty
 from dataset_files.errors import DatasetError
 from dataset_files.table import Table
 
@@ -11,15 +12,26 @@ Role = Literal["input", "output", "ignore"]
 ROLES: tuple[str, ...] = ("input", "output", "ignore")
 
 
-def build_cases(table: Table, roles: dict[str, Role]) -> list[dict]:
+def build_cases(
+    table: Table, roles: dict[str, Role], types: dict[str, str] | None = None
+) -> list[dict]:
     """One case a row: {"input": {...}, "output": None, "expected": {...} or None}.
 
     A column missing from `roles` is ignored. `output` stays None: in a run it
     is what run(artifact, input) returns. `expected` is None when every Output
     cell of the row is empty, so a metric can tell "no reference" from "".
+
+    `types` ({column: "number" | "text" | "json"}) gives each value its declared
+    type (column_types.typed_value), the first that does not fit a DatasetError
+    with its row and column; without it, values are as read.
     """
     inputs, outputs = role_columns(table, roles)
-    return [case_of_row(row, inputs, outputs) for row in table.rows]
+    if types is not None:
+        check_types(table.columns, types)
+    return [
+        case_of_row(row, inputs, outputs, types=types, file_row=table.file_row(index))
+        for index, row in enumerate(table.rows)
+    ]
 
 
 def role_columns(table: Table, roles: dict[str, Role]) -> tuple[list[str], list[str]]:
@@ -40,18 +52,26 @@ def role_columns(table: Table, roles: dict[str, Role]) -> tuple[list[str], list[
 
 
 def case_of_row(
-    row: dict, inputs: list[str], outputs: list[str], recorded: str | None = None
+    row: dict,
+    inputs: list[str],
+    outputs: list[str],
+    recorded: str | None = None,
+    *,
+    types: dict[str, str] | None = None,
+    file_row: int | None = None,
 ) -> dict:
     """One row as a case. `recorded`, when given, names the column whose cell is the
-    output to score (an evaluation of recorded outputs); else `output` is None."""
-    expected = {column: row.get(column) for column in outputs}
+    output to score (an evaluation of recorded outputs); else `output` is None.
+
+    `types`: each column's declared type (a column it does not name stays as read);
+    `file_row`: the row a value that does not fit its type is reported at."""
+
+    def value(column: str) -> object:
+        return cell_value(row, column, types, file_row)
+
+    expected = {column: value(column) for column in outputs}
     return {
-        "input": {column: row.get(column) for column in inputs},
-        "output": row.get(recorded) if recorded else None,
+        "input": {column: value(column) for column in inputs},
+        "output": value(recorded) if recorded else None,
         "expected": None if all(map(is_empty, expected.values())) else expected,
     }
-
-
-def is_empty(value: object) -> bool:
-    # A spreadsheet cell holding only a stray space is no reference answer.
-    return value is None or (isinstance(value, str) and not value.strip())

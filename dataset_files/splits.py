@@ -7,8 +7,8 @@ import numbers
 import random
 from fractions import Fraction
 
+from dataset_files.column_types import is_empty
 from dataset_files.errors import DatasetError
-from dataset_files.roles import is_empty
 from dataset_files.table import Table
 
 SPLITS = ("train", "validation", "test")

@@ -251,6 +251,12 @@ def _finish(evaluation_id: int, **fields) -> None:
     )
 
 
+def dataset_problem(exc: DatasetError) -> dict:
+    """A dataset problem's failure_params: its code, and its params with the row and the
+    column it names, for the words to say where."""
+    return {"code": exc.code, "params": {**exc.params, "row": exc.row, "column": exc.column}}
+
+
 def execute_evaluation(evaluation_id: int) -> None:
     """Run a claimed evaluation to its end and summarize it."""
     if not evaluation_claim(evaluation_id):
@@ -288,21 +294,35 @@ def execute_evaluation(evaluation_id: int) -> None:
             evaluation_id,
             status=Evaluation.Status.FAILED,
             failure="dataset_problem",
-            failure_params={"code": exc.code, "params": exc.params},
+            failure_params=dataset_problem(exc),
         )
         return
     if len(rows) != evaluation.total:
         Evaluation.objects.filter(pk=evaluation_id).update(total=len(rows))
     recorded = evaluation.recorded_column or None
+    # The declared types over the ones read at upload: a column neither names stays as
+    # read (an evaluation from before column types declared none).
+    types = {**(dataset.inferred_types or {}), **(evaluation.column_types or {})}
+    row_numbers = list(dataset.row_numbers)
+    unfit: list[DatasetError] = []
 
     def cases():
-        for _, row in stored_rows.pick(stored_rows.iter_rows(text), rows):
-            yield Case(**case_of_row(row, inputs, outputs, recorded))
+        for index, row in stored_rows.pick(stored_rows.iter_rows(text), rows):
+            file_row = row_numbers[index] if row_numbers else index + 1
+            try:
+                case = case_of_row(row, inputs, outputs, recorded, types=types, file_row=file_row)
+            except DatasetError as exc:
+                # Checked when it started, so only a row changed since gets here: the
+                # evaluation stops there, saying which value does not fit.
+                unfit.append(exc)
+                cancel.set()
+                return
+            yield Case(**case)
 
     cancel = Cancel()
     if evaluation.cancel_requested:
         cancel.set()
-    writer = Writer(evaluation, rows, list(dataset.row_numbers), cancel)
+    writer = Writer(evaluation, rows, row_numbers, cancel)
     limits = Limits(**evaluation.limits)
     # The metric model, else the reflection model (the docs' rule, as for a check).
     metric_gateway, metric_for = gateways.gateway_to(
@@ -343,7 +363,14 @@ def execute_evaluation(evaluation_id: int) -> None:
         for gateway in (metric_gateway, task_gateway):
             if gateway is not None:
                 gateway.close()
-    if ended.stopped is None:
+    if unfit:
+        _finish(
+            evaluation_id,
+            status=Evaluation.Status.FAILED,
+            failure="dataset_problem",
+            failure_params=dataset_problem(unfit[0]),
+        )
+    elif ended.stopped is None:
         _finish(evaluation_id, status=Evaluation.Status.DONE)
     else:
         _finish(

@@ -69,6 +69,9 @@ class Evaluation(WorkerRow):
         "submissions.Dataset", on_delete=models.PROTECT, related_name="evaluations"
     )
     roles = models.JSONField(default=dict)
+    # Each column's type ({column: "number" | "text" | "json"}) as the evaluation was
+    # started with; a column it does not name has its type as read.
+    column_types = models.JSONField(default=dict, blank=True)
     # The column whose cells are the outputs scored (playground); "" when the artifact
     # produces them (draft).
     recorded_column = models.CharField(max_length=200, blank=True, default="")

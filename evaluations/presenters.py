@@ -239,10 +239,14 @@ def failure_groups(failures: Iterable[Mapping], shown: Mapping[int, EvaluationCa
             rows.append(
                 {"index": case.index, "number": case.number, "own": own if own != title else ""}
             )
+        fix = first.get("fix") if isinstance(first, Mapping) else None
         groups.append(
             {
                 "code": code,
                 "title": title,
+                # The return that keeps the contract, built from the first example's values.
+                "fix": fix if isinstance(fix, str) and examples else "",
+                "fix_case": examples[0].number if examples else None,
                 "status": group.get("status", ""),
                 "status_label": status_label(group.get("status", "")),
                 "exception_type": group.get("exception_type") or "",

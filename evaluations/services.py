@@ -89,6 +89,7 @@ def evaluation_create(
     roles: dict,
     total: int,
     source: str,
+    column_types: dict | None = None,
     recorded_column: str = "",
     metric_version: models.Model | None = None,
     second: str = "",
@@ -103,7 +104,9 @@ def evaluation_create(
     projected: dict | None = None,
 ) -> Evaluation:
     """Create a queued evaluation of `total` cases and hand it to the worker once the
-    row is committed (as checks.services.check_create does)."""
+    row is committed (as checks.services.check_create does). `column_types`: the type
+    each column's values reach the metric with; a column it does not name has its type
+    as read."""
     if second == Evaluation.Second.REPEAT:
         second_source, second_version = source, metric_version
     evaluation = Evaluation.objects.create(
@@ -116,6 +119,7 @@ def evaluation_create(
         second_version=second_version if second else None,
         dataset=dataset,
         roles=roles,
+        column_types=column_types or {},
         recorded_column=recorded_column,
         selection=selection,
         timeout_s=timeout_s or settings.CHECK_TIMEOUT_DEFAULT,

@@ -74,6 +74,35 @@ BAD_SIGNATURES = {
     "not_inspectable": _("The parameters of score cannot be read."),
 }
 
+# framework_signature (contract.frameworks): a DSPy metric's or a gepa evaluator's
+# parameters. Failed: a DSPy-only parameter is there, so the call cannot mean it.
+FRAMEWORK_SIGNATURES = {
+    "dspy": _(
+        "score(%(parameters)s) has the parameters of a DSPy metric, but the contract calls score(input, output, expected): DSPy's gold example (%(gold)s) is the input columns plus expected, the prediction (%(prediction)s) is output, and %(dropped)s are never passed. Use Convert to the contract, or write def score(input, output, expected=None)."
+    ),
+    "gepa": _(
+        "score(%(parameters)s) has the parameters of a gepa evaluator, but the contract calls score(input, output, expected): gepa's data (%(gold)s) is the input columns plus expected, and the response (%(prediction)s) is output. Use Convert to the contract, or write def score(input, output, expected=None)."
+    ),
+}
+# Passed with a warning: only the names suggest another framework; the call works.
+FRAMEWORK_SIGNATURE_WARNINGS = {
+    "dspy": _(
+        "score(%(parameters)s) is named like a DSPy metric. It is called as score(input, output, expected): %(gold)s gets a dict of the input columns only (not a dspy.Example), %(prediction)s gets the output, and the expected values go to a third parameter, expected."
+    ),
+    "gepa": _(
+        "score(%(parameters)s) is named like a gepa evaluator. It is called as score(input, output, expected): %(gold)s gets a dict of the input columns only (without gepa's answer), %(prediction)s gets the output, and the expected values go to a third parameter, expected."
+    ),
+}
+# no_score_function when a function of metric.py looks like another framework's metric.
+NO_SCORE_BUT = {
+    "dspy": _(
+        "metric.py does not define a function named score. %(name)s (line %(line)s) looks like a DSPy metric: use Convert to the contract, or rename it score with the parameters (input, output, expected=None)."
+    ),
+    "gepa": _(
+        "metric.py does not define a function named score. %(name)s (line %(line)s) looks like a gepa evaluator: use Convert to the contract, or write a score(input, output, expected=None) that does what it does."
+    ),
+}
+
 CRASHES = {
     "exited": _("The metric process exited with status %(exit_code)s without returning a result."),
     "signal": _("The metric process was killed by signal %(signal_name)s."),
@@ -96,6 +125,16 @@ PROBLEMS = {
     ),
     "file_too_large": _("metric.py is %(size)s bytes; the limit is %(limit)s bytes."),
     "import_error": _("Importing metric.py raised %(type)s: %(message)s"),
+    # contract.libraries: "available" is the documented set, by import name.
+    "module_not_available": _(
+        "metric.py imports %(module)s, which the sandbox does not have. Besides the standard library, a metric may import: %(available)s."
+    ),
+    "library_unavailable": _(
+        "metric.py imports %(module)s, one of the libraries a metric may import, but this worker could not make them available in its sandbox. Ask whoever runs the workbench to look at the worker's log."
+    ),
+    "library_needs_memory": _(
+        "metric.py imports %(module)s (itself or through another library), which needs about %(needed_mb)s MB of memory: more than is left of the %(memory_mb)s MB each process of this sandbox may use. Without a cgroup, each process gets 1/8 of SKYNET_SANDBOX_MEMORY_MB; ask whoever runs the workbench to raise it."
+    ),
     "no_score_function": _("metric.py does not define a function named score."),
     "timeout": _("Did not finish within the time limit of %(seconds)s s."),
     "cancelled": _("Cancelled: the check was stopped before this finished."),
@@ -148,7 +187,8 @@ PROBLEMS = {
     "template_unknown_field": _(
         "The prompt template uses the field %(field)s, but the case's input has none."
     ),
-    # The return-value reasons follow the docs' own table: "No. <why>."
+    # The return-value reasons follow the docs' own table: "No. <why>." A result stored
+    # before shapes were named has none; NOT_A_PAIR words those that have one.
     "not_a_pair": _("No. The return value is not a pair of a score and side info."),
     "score_not_number": _("No. The score is a %(type)s, not a number."),
     "score_not_finite": _("No. The score is not a finite number."),
@@ -158,6 +198,39 @@ PROBLEMS = {
     "scores_not_dict": _('No. The named scores ("scores") are not a dict.'),
     "named_score_not_number": _("No. The named score %(name)s is not a number."),
     "named_score_not_finite": _("No. The named score %(name)s is not a finite number."),
+}
+
+# What score returned when it was not a pair, by its shape (contract.shapes.describe).
+SHAPES = {
+    "number": _("a %(type)s (%(value)s)"),
+    "bool": _("a bool (%(value)s)"),
+    "string": _("a string (%(value)s)"),
+    "none": _("None (no value)"),
+    "dict": _("a dict with the keys %(keys)s"),
+    "dict_empty": _("an empty dict"),
+    "dspy_prediction": _("a dspy.%(class)s with the fields %(keys)s"),
+    "dspy_prediction_empty": _("an empty dspy.%(class)s"),
+    "gepa_result": _("gepa's EvaluationResult (score, feedback, objective_scores)"),
+    "tuple": ngettext_lazy("a tuple of %(count)s value", "a tuple of %(count)s values", "count"),
+    "list": ngettext_lazy("a list of %(count)s value", "a list of %(count)s values", "count"),
+    "object": _("an object of type %(type)s"),
+}
+
+# not_a_pair, by the shape that came back: what it is, and why it is not the contract's.
+NOT_A_PAIR = {
+    # The docs' row for 0.8.
+    "number": _("No. There is no side info: score returned %(shape)s."),
+    "bool": _("No. There is no side info: score returned %(shape)s."),
+    "dict": _(
+        "No. score returned %(shape)s; the contract wants the score and the side info as a pair, not one dict."
+    ),
+    "dspy_prediction": _(
+        "No. score returned %(shape)s, as a DSPy GEPA metric does; the contract wants a pair of the score and a side-info dict."
+    ),
+    "gepa_result": _(
+        "No. score returned %(shape)s, as a gepa evaluator does; the contract wants a pair of the score and a side-info dict."
+    ),
+    "other": _("No. score returned %(shape)s, not a pair of a score and side info."),
 }
 
 REWARD_SPEC_PROBLEMS = {
@@ -287,10 +360,43 @@ def task_model_words(params: Mapping) -> str:
     return fill(sentence, {**params, "reason": reason})
 
 
+def shape_words(shape: object) -> str:
+    """What came back, in words: "a float (0.8)", "a dict with the keys score, feedback"."""
+    if not isinstance(shape, Mapping) or shape.get("kind") not in SHAPES:
+        return ""
+    kind = shape["kind"]
+    params = dict(shape)
+    if kind in ("dict", "dspy_prediction"):
+        keys = [str(key) for key in shape.get("keys") or []]
+        params["keys"] = ", ".join(keys)
+        if not keys:
+            kind += "_empty"
+    return fill(SHAPES[kind], params)
+
+
+def not_a_pair_words(params: Mapping) -> str:
+    """not_a_pair naming the shape that came back, where the result holds it."""
+    shape = params.get("shape")
+    named = shape_words(shape)
+    if not named:
+        return fill(PROBLEMS["not_a_pair"], params)
+    kind = shape.get("kind")  # type: ignore[union-attr]
+    return fill(NOT_A_PAIR.get(kind, NOT_A_PAIR["other"]), {"shape": named})
+
+
 def check_problem_words(code: str | None, params: Mapping) -> str:
     """One sentence for a stage's or a case's problem."""
     if not code:
         return ""
+    if code == "not_a_pair":
+        return not_a_pair_words(params)
+    if code == "framework_signature":
+        table = FRAMEWORK_SIGNATURES
+        return fill(table.get(params.get("framework"), table["dspy"]), params)
+    if code == "no_score_function" and params.get("candidates"):
+        first = params["candidates"][0]
+        if isinstance(first, Mapping) and first.get("framework") in NO_SCORE_BUT:
+            return fill(NO_SCORE_BUT[first["framework"]], first)
     if code == "syntax_error":
         return fill(SYNTAX_ERRORS.get(params.get("reason"), SYNTAX_ERRORS["syntax"]), params)
     if code == "bad_signature":
@@ -320,6 +426,15 @@ def stage_words(stage: Mapping) -> str:
     if stage.get("status") == "skipped" and reason in SKIP_REASONS:
         return str(SKIP_REASONS[reason])
     return ""
+
+
+def warning_words(warning: Mapping) -> str:
+    """What a passed stage still says: a signature named like another framework's."""
+    params = warning.get("params") or {}
+    table = FRAMEWORK_SIGNATURE_WARNINGS
+    if warning.get("code") == "framework_signature":
+        return fill(table.get(params.get("framework"), table["dspy"]), params)
+    return fill(UNKNOWN, {"code": warning.get("code")})
 
 
 def hint_words(code: str | None, params: Mapping) -> str:

@@ -42,6 +42,16 @@ DATASET_ERRORS = {
     "no_input_column": _("Mark at least one column as Input."),
     "unknown_column": _("There is no column named %(column)s."),
     "bad_role": _("%(role)s is not a role; use Input, Output or ignored."),
+    "bad_type": _("%(type)s is not a column type; use Number, Text or JSON."),
+    "not_a_number": _(
+        "Row %(row)s of the column %(column)s holds “%(value)s”, which is not a number "
+        "(numbers are written like 7, -3, 2.5 or 1e3, without thousands separators). Fix "
+        "the cell, or make the column's type Text."
+    ),
+    "not_json": _(
+        "Row %(row)s of the column %(column)s holds “%(value)s”, which is not JSON. Fix "
+        "the cell, or make the column's type Text."
+    ),
     "bad_ratios": _(
         "The split percentages must be whole numbers of 0 or more that add up to 100, with train above 0."
     ),
@@ -116,6 +126,8 @@ def dataset_error_words(code: str | None, params: Mapping) -> str:
         params["limit"] = filesizeformat(params.get("limit", 0))
     if code == "bad_role":
         params["role"] = str(params.get("role"))
+    if code == "bad_type":
+        params["type"] = str(params.get("type"))
     return table_words(DATASET_ERRORS, code, params)
 
 

@@ -23,7 +23,7 @@ def _display(key: str, value: object) -> object:
         return value  # the plural form is chosen from this number
     if key == "cases" and isinstance(value, list):
         return ", ".join(str(index + 1) for index in value if isinstance(index, int))
-    if key in ("names", "parameters") and isinstance(value, list):
+    if key in ("names", "parameters", "dropped", "available") and isinstance(value, list):
         return ", ".join(str(name) for name in value)
     if key == "scores" and isinstance(value, list):
         return ", ".join(format_number(v) for v in value)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import override
 
-from contract.codes import NOTES
+from contract.codes import NOTES, RETURN_VALUE_PROBLEMS
 from messages.contract import (
     CASE_STATUSES,
     PROBLEMS,
@@ -15,7 +15,9 @@ from messages.contract import (
     STAGE_STATUSES,
     check_problem_words,
     hint_words,
+    shape_words,
     stage_words,
+    warning_words,
 )
 from messages.sandbox import LAYER_NAMES, SANDBOX_MODE_NOTES
 
@@ -41,16 +43,19 @@ def render(result: Mapping, language: str | None = None) -> dict:
                     for problem in stage.get("problems", [])
                     if problem["code"] != stage.get("problem")
                 ],
+                "warnings": [warning_words(w) for w in stage.get("warnings") or []],
             }
         )
     cases = []
     for case in result.get("cases", []):
+        params = case.get("params") or {}
         cases.append(
             {
                 **case,
                 "number": case["index"] + 1,
                 "status_label": str(CASE_STATUSES.get(case["status"], case["status"])),
-                "message": check_problem_words(case.get("problem"), case.get("params") or {}),
+                "message": check_problem_words(case.get("problem"), params),
+                **return_help(case.get("problem"), params),
             }
         )
     worded = [
@@ -69,6 +74,42 @@ def render(result: Mapping, language: str | None = None) -> dict:
         "notes": notes,
         "layer_names": layers,
         "sandbox_note": str(note) if note else "",
+    }
+
+
+# Which row of the docs' table of return values (reference_rows) a problem is, by its code;
+# not_a_pair is the row of 0.8 only when a number (or a bool) came back.
+_DOCS_ROWS = {
+    "side_info_not_dict": 3,
+    "feedback_missing": 4,
+    "named_score_not_number": 6,
+}
+
+
+def docs_row(problem: str | None, params: Mapping) -> int | None:
+    """The index in reference_rows() of the docs' row this return-value problem matches."""
+    if problem == "not_a_pair":
+        shape = params.get("shape")
+        kind = shape.get("kind") if isinstance(shape, Mapping) else None
+        return 2 if kind in ("number", "bool") else None
+    if problem == "score_not_number":
+        return 5 if params.get("type") == "str" else None
+    return _DOCS_ROWS.get(problem or "")
+
+
+def return_help(problem: str | None, params: Mapping) -> dict:
+    """For a return-value problem: the shape that came back (data and words), the return
+    line that keeps the contract built from the case's own values, and the docs' row."""
+    if problem not in RETURN_VALUE_PROBLEMS or not isinstance(params.get("shape"), Mapping):
+        return {}
+    row = docs_row(problem, params)
+    fix = params.get("fix")
+    return {
+        "shape": dict(params["shape"]),
+        "shape_text": shape_words(params["shape"]),
+        "fix": fix if isinstance(fix, str) else None,
+        "docs_row": row,
+        "docs_row_text": reference_rows()[row] if row is not None else None,
     }
 
 

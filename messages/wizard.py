@@ -58,6 +58,8 @@ STEP_TITLES = {
 }
 
 ROLE_NAMES = {"input": _("Input"), "output": _("Output"), "ignore": _("Ignored")}
+# A column's type (dataset_files.COLUMN_TYPES): what its values reach the metric as.
+TYPE_NAMES = {"number": _("Number"), "text": _("Text"), "json": _("JSON")}
 SPLIT_NAMES = {"train": _("train"), "validation": _("validation"), "test": _("test")}
 
 

@@ -90,3 +90,43 @@ def side_by_side(old: str, new: str, context: int = CONTEXT_LINES) -> list[DiffR
     if rows and shown_to < len(old_lines):
         rows.append(DiffRow("gap", skipped=len(old_lines) - shown_to))
     return rows
+
+
+@dataclass(frozen=True)
+class UnifiedRow:
+    """One row of a one-column diff: a line removed ("del"), added ("add") or kept
+    ("same"), with its number in the old and the new text, or a gap of `skipped` kept
+    lines. One column reads on a phone, where two side by side would not fit."""
+
+    kind: str
+    old_number: int | None = None
+    new_number: int | None = None
+    html: SafeString | str = ""
+    skipped: int = 0
+
+
+def unified(old: str, new: str, context: int = CONTEXT_LINES) -> list[UnifiedRow]:
+    """The rows turning `old` into `new`, each changed run's removed lines before its
+    added ones; [] when they are the same."""
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    old_html, new_html = highlighted_lines(old), highlighted_lines(new)
+    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+    rows: list[UnifiedRow] = []
+    shown_to = 0
+    for group in matcher.get_grouped_opcodes(context):
+        first_old = group[0][1]
+        if first_old > shown_to:
+            rows.append(UnifiedRow("gap", skipped=first_old - shown_to))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                rows += [
+                    UnifiedRow("same", i + 1, j + 1, new_html[j])
+                    for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
+                ]
+                continue
+            rows += [UnifiedRow("del", i + 1, None, old_html[i]) for i in range(i1, i2)]
+            rows += [UnifiedRow("add", None, j + 1, new_html[j]) for j in range(j1, j2)]
+        shown_to = group[-1][2]
+    if rows and shown_to < len(old_lines):
+        rows.append(UnifiedRow("gap", skipped=len(old_lines) - shown_to))
+    return rows

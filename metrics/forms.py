@@ -45,6 +45,35 @@ class MetricCreateForm(forms.Form):
         return data
 
 
+class MetricImportForm(forms.Form):
+    """ "Start from a DSPy or gepa metric": a metric as its framework has it, pasted."""
+
+    name = forms.CharField(label=_("Name"), max_length=120)
+    source = forms.CharField(
+        label=_("Your DSPy or gepa metric"),
+        help_text=_(
+            "Paste the metric function with its imports and the helpers it calls. It is "
+            "converted to the contract and you review the changes before anything is saved."
+        ),
+        widget=forms.Textarea(
+            attrs={"rows": 18, "spellcheck": "false", "class": "code", "wrap": "off"}
+        ),
+        strip=False,
+    )
+
+    def clean_source(self) -> str:
+        return _source_within_limit(self.cleaned_data["source"])
+
+
+def _source_within_limit(source: str) -> str:
+    source = source.replace("\r\n", "\n")
+    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+        raise forms.ValidationError(
+            _("metric.py is larger than %(limit)s bytes."), params={"limit": MAX_SOURCE_BYTES}
+        )
+    return source
+
+
 class EditorForm(ModelPickers, forms.Form):
     MODEL_FIELDS = ("reflection_model", "metric_model")
     PICKERS = "editor"
@@ -71,12 +100,7 @@ class EditorForm(ModelPickers, forms.Form):
         return self._clean_model("metric_model")
 
     def clean_source(self) -> str:
-        source = self.cleaned_data["source"].replace("\r\n", "\n")
-        if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
-            raise forms.ValidationError(
-                _("metric.py is larger than %(limit)s bytes."), params={"limit": MAX_SOURCE_BYTES}
-            )
-        return source
+        return _source_within_limit(self.cleaned_data["source"])
 
 
 def _json_field(label, *, required: bool, help_text=""):

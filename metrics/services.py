@@ -112,3 +112,31 @@ def check_start_for_metric(metric: Metric, version: MetricVersion) -> Check:
         reflection_model=metric.reflection_model,
         metric_model=metric.metric_model,
     )
+
+
+@transaction.atomic
+def metric_convert(metric: Metric, version: MetricVersion, converted: str) -> MetricVersion:
+    """Save a version's conversion to the contract (contract.convert) as the newest version.
+
+    The caller converted `version` and the user accepted that diff; saving the same text
+    again makes no new version."""
+    saved, _created = metric_save(metric, source=converted)
+    return saved
+
+
+@transaction.atomic
+def metric_import(*, owner: AbstractBaseUser, name: str, source: str, converted: str) -> Metric:
+    """A new metric from a metric written for DSPy or gepa: version 1 is the source as
+    pasted, version 2 its conversion (when it changed anything), so the history shows
+    what the conversion did. The sample cases are the default ones until the user sets
+    them to the data's columns."""
+    metric = Metric.objects.create(
+        owner=owner,
+        name=name,
+        cases=[case.to_job() for case in DEFAULT_CASES],
+        timeout_s=settings.CHECK_TIMEOUT_DEFAULT,
+    )
+    MetricVersion.objects.create(metric=metric, number=1, source=source)
+    if converted != source:
+        MetricVersion.objects.create(metric=metric, number=2, source=converted)
+    return metric

@@ -167,15 +167,20 @@ def _splits(run: Run) -> tuple[list[dict], list[dict]]:
     val_rows = sorted(rows.get("validation") or [])[:MAX_SPLIT_ROWS]
     dataset = Dataset.objects.defer("raw", "rows", "preview").get(pk=run.dataset_id)
     roles = {c: r for c, r in config["dataset"]["columns"].items()}
+    # The types its check ran with; a run submitted before column types ran, and was
+    # checked, on the values as read, and keeps them.
+    types = config["dataset"].get("types")
     table = Table(
         columns=list(dataset.columns), rows=[], format=dataset.format, encoding=dataset.encoding
     )
     inputs, outputs = role_columns(table, roles)
     wanted = sorted(set(train_rows) | set(val_rows))
     text = stored_rows.rows_text(Dataset, dataset.pk)
+    row_numbers = list(dataset.row_numbers)
     cases: dict[int, dict] = {}
     for index, row in stored_rows.pick(stored_rows.iter_rows(text), wanted):
-        case = case_of_row(row, inputs, outputs)
+        file_row = row_numbers[index] if row_numbers else index + 1
+        case = case_of_row(row, inputs, outputs, types=types, file_row=file_row)
         cases[index] = {"input": case["input"], "expected": case["expected"], "row": index}
     train = [cases[i] for i in train_rows if i in cases]
     val = [cases[i] for i in val_rows if i in cases]
@@ -243,7 +248,10 @@ def execute_run(run_id: int) -> None:
             attempt,
             Run.Status.FAILED,
             failure="dataset_problem",
-            failure_params={"code": exc.code, "params": exc.params},
+            failure_params={
+                "code": exc.code,
+                "params": {**exc.params, "row": exc.row, "column": exc.column},
+            },
         )
         return
     if not train:

@@ -37,6 +37,7 @@ import types
 
 from skynet import (
     _artifact,
+    _memory,
     _state,
     compiling,
     rewardspec,
@@ -57,6 +58,23 @@ def _failed(problem: str, params: dict | None = None) -> dict:
     return {"status": "failed", "problem": problem, "params": params or {}}
 
 
+def missing_module(exc: BaseException, message: str) -> str | None:
+    """The module an import did not find (dotted as it was asked for), or None: not for
+    "cannot import name", whose module is there. `message` is the exception's, as the
+    traceback describes it (type() rather than isinstance(): a subclass of the metric's
+    could make any attribute a property)."""
+    if not issubclass(type(exc), ImportError):
+        return None
+    if type(exc) is ModuleNotFoundError:
+        name = exc.name
+        if isinstance(name, str) and name:
+            return name
+    prefix = "No module named '"
+    if message.startswith(prefix) and "'" in message[len(prefix) :]:
+        return message[len(prefix) :].split("'", 1)[0] or None
+    return None
+
+
 def load(source: str, lines: list[str]) -> tuple[types.ModuleType | None, dict]:
     """Compile and execute metric.py as module "metric"; (module, what loading did)."""
     code, problem = compiling.compile_user_code(source, FILENAME)
@@ -71,9 +89,18 @@ def load(source: str, lines: list[str]) -> tuple[types.ModuleType | None, dict]:
         exec(code, module.__dict__)
     except BaseException as exc:  # noqa: B036 - SystemExit & co. are the metric's errors too
         described = tracebacks.describe(exc, lines)
-        return None, _failed(
-            "import_error", {**described["exception"], "traceback": described["traceback"]}
-        )
+        params = {**described["exception"], "traceback": described["traceback"]}
+        missing = missing_module(exc, described["exception"].get("message") or "")
+        needs = _memory.find(exc)
+        if needs is not None:
+            # numpy refused where the process's address space cannot hold it.
+            missing = needs.name
+            params["needed_mb"] = needs.needed_mb
+            params["memory_mb"] = needs.limit_mb
+        if missing:
+            # The worker words it: a module outside the sandbox's set, named with the set.
+            params["module"] = safe_text(missing, 200)
+        return None, _failed("import_error", params)
     if "score" not in module.__dict__:
         return None, _failed("no_score_function")
     score = module.__dict__["score"]

@@ -43,7 +43,7 @@ import sys
 
 import skynet_child
 
-from skynet import _confine, wire
+from skynet import _confine, _memory, wire
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
@@ -60,12 +60,49 @@ def _prctl(option: int, value: int) -> None:
     _libc_prctl(option, ctypes.c_ulong(value), 0, 0, 0)
 
 
+# A process whose address-space limit is below this imports nothing ahead of its cases:
+# numpy alone maps ~100 MB (OpenBLAS's buffer and code), and OpenBLAS ends the process
+# when it cannot, where a case would say why.
+PRELOAD_MIN_MB = 256
+
+
+def _use_site() -> None:
+    """Make what a case may import the staged libraries and the standard library: the
+    stage (limits["site"]) right after the standard library, and the interpreter's own
+    site-packages dropped, so the set is the documented one on every machine, not what
+    the host's python3 happens to have."""
+    kept = [p for p in sys.path if not p.rstrip("/").endswith(("site-packages", "dist-packages"))]
+    if _confine.site and _confine.site not in kept:
+        kept.append(_confine.site)
+    sys.path[:] = kept
+
+
+def preload(names: list, site: str | None) -> None:
+    """Import the common libraries once, before any case is forked, so a metric that
+    imports them pays nothing per case. No user code runs here; one that does not import
+    is left for the case to report, from a clean slate. The zygote does this once for
+    every sandbox it forks (then the modules are already here), else each warm sandbox,
+    confined."""
+    if not site or not names:
+        return
+    soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY and soft < PRELOAD_MIN_MB << 20:
+        return
+    for name in names:
+        if not isinstance(name, str) or not name.isidentifier():
+            continue
+        try:
+            __import__(name)
+        except BaseException:  # noqa: B036 - the case says why, in its own words
+            # What did load of it would be found half set up by the case's own import.
+            for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+                del sys.modules[loaded]
+
+
 def _preload_dspy() -> None:
     """Import dspy here once, confined, so that every case forked for a DSPy program's
     run starts with it loaded. No user code runs here; a dspy that does not import is left
     for each case to report ("dspy_unavailable")."""
-    if _confine.site and _confine.site not in sys.path:
-        sys.path.append(_confine.site)
     try:
         from skynet import _dspy_program
 
@@ -183,6 +220,11 @@ def main(argv: list[str]) -> None:
         except BaseException:  # noqa: B036 - never run user code unconfined
             wire.send(control, {"type": "fatal", "reason": "confine_failed"})
             os._exit(_EXIT_INTERNAL)
+        _use_site()
+        if _confine.site:
+            # Where a process is too small for numpy, importing it says so (skynet._memory).
+            _memory.install(PRELOAD_MIN_MB << 20)
+        preload((job.get("limits") or {}).get("preload") or [], _confine.site)
         if job.get("preload") == "dspy":
             _preload_dspy()
         # Case children run as the same user: without this they could open our memory.

@@ -48,7 +48,7 @@ import signal
 import socket
 import sys
 
-import skynet_warm  # noqa: F401 - imported here once, so each check starts warm
+import skynet_warm  # imported here once, so each check starts warm
 
 from skynet import wire
 
@@ -260,6 +260,21 @@ def serve(control: socket.socket, tmp_size: int) -> None:
             os.close(fd)
 
 
+def _preload(job: dict) -> None:
+    """Import the common scoring libraries (numpy, rapidfuzz) once, from the staged site,
+    so every check sandbox forked from here has them loaded: a metric that imports them
+    pays nothing, and a sandbox costs no more to make than before (importing them in each
+    warm sandbox cost 60-80 ms of CPU, a third of a check's). Trusted code of the
+    worker's own install, as the runtime is; no user code runs here."""
+    site = job.get("site")
+    names = job.get("preload")
+    if not isinstance(site, str) or not isinstance(names, list):
+        return
+    if site not in sys.path:
+        sys.path.append(site)
+    skynet_warm.preload(names, site)
+
+
 def main(argv: list[str]) -> None:
     control = socket.socket(fileno=int(argv[1]))
     try:
@@ -269,6 +284,7 @@ def main(argv: list[str]) -> None:
         _check(_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL), "pdeathsig")
         # Check sandboxes run as the same uid: none may open this process's memory.
         _prctl(_PR_SET_DUMPABLE, 0)
+        _preload(job)
         gc.freeze()
         wire.send(control, {"type": "ready"})
         serve(control, int(job["tmp_size"]))

@@ -46,10 +46,25 @@ TRIVIAL_METRIC = """def score(input, output, expected=None):
     return 0.0, {"feedback": f"Expected {want!r}, got {output!r}."}
 """
 
+# A metric that imports one of the libraries a metric may import (contract.libraries),
+# which every warm sandbox has loaded before it forks a case.
+NUMPY_METRIC = """import numpy as np
+
+
+def score(input, output, expected=None):
+    want = expected["label"]
+    letters = np.array([ord(c) for c in output.ljust(len(want))[: len(want)]])
+    close = float(np.mean(letters == np.array([ord(c) for c in want])))
+    return close, {"feedback": f"{close:.0%} of the letters of {want!r} match."}
+"""
+
 # The floor: the same sandbox interpreter, started bare, imports the metric and scores the
 # three default cases in one process ({cases} is 3; 1 for the three-processes variant).
+# {site} is where the libraries are staged for the sandbox ("" for none).
 FLOOR_CODE = """import sys
 sys.path.insert(0, {folder!r})
+if {site!r}:
+    sys.path.append({site!r})
 from metric import score
 for output, label in (("billing", "billing"), ("other", "bug"), ("account", "account"))[:{cases}]:
     score({{"question": "q"}}, output, {{"label": label}})
@@ -92,10 +107,10 @@ def wait_final(check_ids: list[int], timeout_s: float, interval_s: float) -> Non
     raise RuntimeError(f"{left} of {len(check_ids)} checks not final after {timeout_s:.0f} s")
 
 
-def floor_once(python: str, folder: str, processes: int = 1) -> float:
+def floor_once(python: str, folder: str, processes: int = 1, site: str = "") -> float:
     """One bare process scoring all three cases (the floor), or `processes` of them in a row,
     each scoring one case (the floor for a check's three children, no sandbox)."""
-    code = FLOOR_CODE.format(folder=folder, cases=3 if processes == 1 else 1)
+    code = FLOOR_CODE.format(folder=folder, cases=3 if processes == 1 else 1, site=site)
     started = time.perf_counter()
     for _ in range(processes):
         subprocess.run(
@@ -185,6 +200,25 @@ def measure_pages(owner, metric, requests: int) -> dict:
                 raise RuntimeError(f"GET {url} answered {response.status_code}")
             out[label]["bytes"] = len(response.content)
     return out
+
+
+def measure_library_latency(owner, runs: int, python: str, folder: str, site: str) -> dict:
+    """Checks of NUMPY_METRIC one at a time, each after one floor run of the same metric
+    (a bare interpreter that imports numpy from the staged libraries and scores three
+    times), so the ratio shows what the warm sandbox's numpy saves and costs."""
+    from checks.models import Check
+    from checks.services import check_create
+
+    total, floors = [], []
+    statuses: dict[str, int] = {}
+    for _ in range(runs):
+        floors.append(floor_once(python, folder, site=site))
+        check = check_create(owner=owner, source=NUMPY_METRIC, timeout_s=20)
+        wait_final([check.pk], timeout_s=60, interval_s=0.005)
+        check = Check.objects.get(pk=check.pk)
+        statuses[check.status] = statuses.get(check.status, 0) + 1
+        total.append((check.finished_at - check.created_at).total_seconds())
+    return {"total": total, "floor": floors, "statuses": statuses}
 
 
 def measure_calls_in_one_sandbox(cases: int) -> dict:
@@ -309,6 +343,9 @@ NUMBERS = {
     "check_run_p50_ms": ("ms", "lower"),
     "floor_p50_ms": ("ms", "lower"),
     "check_over_floor_p50": ("x", "lower"),
+    "numpy_check_p50_ms": ("ms", "lower"),
+    "numpy_floor_p50_ms": ("ms", "lower"),
+    "numpy_check_over_floor_p50": ("x", "lower"),
     "floor_3_processes_p50_ms": ("ms", "lower"),
     "throughput_checks_per_s": ("1/s", "higher"),
     "calls_in_one_sandbox_per_s": ("1/s", "higher"),
@@ -425,8 +462,12 @@ def main() -> int:
         owner = get_user_model().objects.create_user(username="bench", password=None)
         metric = metric_create(owner=owner, name="bench", starter="exact_match")
         python = sandbox_pool.base_config().python
+        site = sandbox_pool.base_config().site_packages or ""
         floor_dir = tempfile.mkdtemp(prefix="skynet-floor-", dir="/tmp")
         (Path(floor_dir) / "metric.py").write_text(TRIVIAL_METRIC)
+        numpy_dir = os.path.join(floor_dir, "numpy-metric")
+        os.mkdir(numpy_dir)
+        (Path(numpy_dir) / "metric.py").write_text(NUMPY_METRIC)
 
         # Warm-up, not measured: each worker's first check, first floor run.
         warm = [check_create(owner=owner, source=TRIVIAL_METRIC, timeout_s=20).pk for _ in range(4)]
@@ -437,6 +478,7 @@ def main() -> int:
         # Pages first: after a burst the pools refill in the background for a while.
         pages = measure_pages(owner, metric, args.requests)
         latency = measure_latency(owner, args.checks, python, floor_dir)
+        library = measure_library_latency(owner, args.checks, python, numpy_dir, site)
         burst = measure_throughput(owner, args.burst)
         time.sleep(2)  # let the pools refill before they are weighed
         workers = {
@@ -464,6 +506,10 @@ def main() -> int:
         "floor_p50_ms": floor_p50,
         "check_over_floor_p50": check_p50 / floor_p50,
         "floor_3_processes_p50_ms": percentile(latency["floor3"], 50) * ms,
+        "numpy_check_p50_ms": percentile(library["total"], 50) * ms,
+        "numpy_floor_p50_ms": percentile(library["floor"], 50) * ms,
+        "numpy_check_over_floor_p50": percentile(library["total"], 50)
+        / percentile(library["floor"], 50),
         "throughput_checks_per_s": burst["per_s"],
         "calls_in_one_sandbox_per_s": calls["per_s"],
         "idle_sandbox_pss_mib": idle["pss"] / (1 << 20),
@@ -492,6 +538,12 @@ def main() -> int:
     print("  for scale, a check's 3 children unsandboxed: 3 bare processes, one case each")
     floor3 = numbers["floor_3_processes_p50_ms"]
     line("3 bare processes", latency["floor3"], f"check / this {check_p50 / floor3:.1f} x")
+    print()
+    print(f"Contract check, a metric that imports numpy, {args.checks} checks one at a time")
+    line("enqueue -> final in DB", library["total"], f"statuses {library['statuses']}")
+    print("  floor: the same metric in a bare interpreter, numpy imported from the stage")
+    line("floor", library["floor"])
+    print(f"  check / floor (p50)            {numbers['numpy_check_over_floor_p50']:.2f} x")
     print()
     print(f"Throughput: {args.burst} checks enqueued at once, 2 workers")
     print(

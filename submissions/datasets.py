@@ -1,5 +1,5 @@
-"""What a draft's dataset settings make of its dataset: roles, splits and the check's
-sample. Computing them reads every row, so the result is stored on the draft
+"""What a draft's dataset settings make of its dataset: roles, column types, splits and
+the check's sample. Computing them reads every row, so the result is stored on the draft
 (`Draft.dataset_facts`, read through `current_facts`) and only recomputed when the
 settings change."""
 
@@ -46,6 +46,48 @@ def guess_split_column(table: Table) -> str:
     return column if column and names_splits(table, column) else ""
 
 
+def inferred_types(dataset: Dataset) -> dict[str, str]:
+    """Each column's type as read, stored at upload; read from the rows for a dataset
+    stored without them (the migration that added them filled them in)."""
+    stored = dataset.inferred_types or {}
+    if all(column in stored for column in dataset.columns):
+        return {column: stored[column] for column in dataset.columns}
+    return dataset_files.infer_types(table_of(dataset))
+
+
+def column_types(dataset: Dataset, declared: dict | None) -> dict[str, str]:
+    """Each column's type, as the metric gets its values: the one `declared` names, else
+    the type as read (a draft or an evaluation that declared none keeps the file's)."""
+    declared = declared or {}
+    inferred = inferred_types(dataset)
+    return {column: declared.get(column) or inferred[column] for column in dataset.columns}
+
+
+def preview_cells(dataset: Dataset, types: dict[str, str]) -> list[list[dict]]:
+    """The first rows as the metric will get them, for a preview: each cell's text and
+    its kind ("number", "json", "text", "empty", or "bad" for a value that does not fit
+    its column's type, shown as the file has it)."""
+    return [
+        [_preview_cell(row.get(c), types.get(c, "text")) for c in dataset.columns]
+        for row in dataset.preview
+    ]
+
+
+def _preview_cell(raw: object, declared: str) -> dict:
+    try:
+        value = dataset_files.typed_value(raw, declared)
+    except DatasetError:
+        return {"text": dataset_files.safe_cell(raw), "kind": "bad"}
+    if value is None:
+        return {"text": "", "kind": "empty"}
+    if declared == "number":
+        return {"text": str(value), "kind": "number"}
+    if declared == "json":
+        return {"text": dataset_files.as_json_text(value), "kind": "json"}
+    # Made safe as a download is: a formula-like cell shows with its leading quote.
+    return {"text": dataset_files.safe_cell(value), "kind": "text"}
+
+
 def table_of(dataset: Dataset) -> Table:
     return Table(
         columns=list(dataset.columns),
@@ -77,30 +119,46 @@ def dataset_settings(draft: Draft) -> dict:
         "ratios": (draft.train_percent, draft.validation_percent, draft.test_percent),
         "seed": draft.seed,
         "column": draft.split_column,
+        "types": column_types(draft.dataset, draft.column_types) if draft.dataset else {},
     }
 
 
 def _facts_key(dataset_id: int, settings: dict) -> str:
-    text = json.dumps([dataset_id, settings], sort_keys=True, ensure_ascii=False)
+    """The hash of the settings' effect: the check's fingerprint rests on it, so a change
+    of anything here makes a check stale. Only the types of the columns the metric gets
+    count: the type of an ignored column changes nothing a case holds."""
+    roles = settings["roles"]
+    used = {c: t for c, t in settings["types"].items() if roles.get(c) in ("input", "output")}
+    keyed = {**settings, "ratios": list(settings["ratios"]), "types": used}
+    text = json.dumps([dataset_id, keyed], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def compute_facts(
-    dataset: Dataset, *, roles: dict, mode: str, ratios: tuple, seed: int, column: str
+    dataset: Dataset,
+    *,
+    roles: dict,
+    mode: str,
+    ratios: tuple,
+    seed: int,
+    column: str,
+    types: dict[str, str],
 ) -> dict:
     """Everything the wizard needs to know about a dataset under these settings, read
-    from every row once: the first problem (or None), the split counts, and the
-    check's 3 sample cases. Stored on the draft, so pages never read every row."""
+    from every row once: the first problem (or None: a value that does not fit its
+    column's type is one), the split counts, and the check's 3 sample cases, their values
+    typed. Stored on the draft, so pages never read every row."""
     settings = {
         "roles": roles,
         "mode": mode,
-        "ratios": list(ratios),
+        "ratios": ratios,
         "seed": seed,
         "column": column,
+        "types": types,
     }
     facts: dict = {"key": _facts_key(dataset.pk, settings), "problem": None}
     try:
-        cases = dataset_files.build_cases(table_of(dataset), roles)
+        cases = dataset_files.build_cases(table_of(dataset), roles, types)
         splits = split_rows(dataset, mode=mode, ratios=ratios, seed=seed, column=column)
         sample = dataset_files.sample_cases(splits, cases, SAMPLE_SIZE, seed=seed)
     except DatasetError as exc:
@@ -126,7 +184,7 @@ def current_facts(draft: Draft) -> dict | None:
         return None
     settings = dataset_settings(draft)
     stored = draft.dataset_facts or {}
-    key = _facts_key(draft.dataset_id, {**settings, "ratios": list(settings["ratios"])})
+    key = _facts_key(draft.dataset_id, settings)
     if stored.get("key") != key:
         return compute_facts(draft.dataset, **settings)
     return stored

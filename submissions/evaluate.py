@@ -21,8 +21,14 @@ from evaluations import services as evaluation_services
 from evaluations.models import Evaluation
 from messages import format_count, format_usd
 from metrics.models import Metric, MetricVersion
-from submissions import rules
-from submissions.datasets import guess_roles, guess_split_column, table_of
+from submissions import datasets, rules
+from submissions.datasets import (
+    guess_roles,
+    guess_split_column,
+    inferred_types,
+    preview_cells,
+    table_of,
+)
 from submissions.models import Dataset, Draft
 
 # Column names that usually hold the outputs a run recorded (compared case-insensitively).
@@ -63,12 +69,10 @@ def get_dataset_for_user(user: AbstractBaseUser, pk: object) -> Dataset:
     return get_object_or_404(Dataset.objects.defer("raw"), pk=number, owner=user)
 
 
-def preview_rows(dataset: Dataset) -> list[list[object]]:
-    """The dataset's first rows as the wizard's preview shows them (cells made safe)."""
-    return [
-        [dataset_files.safe_cell(row.get(column)) for column in dataset.columns]
-        for row in dataset.preview
-    ]
+def preview_rows(dataset: Dataset, types: dict[str, str] | None = None) -> list[list[dict]]:
+    """The dataset's first rows as the wizard's preview shows them: each value as the
+    metric gets it under `types` (by default each column's type as read)."""
+    return preview_cells(dataset, types or inferred_types(dataset))
 
 
 def guess_recorded_column(columns: list[str]) -> str:
@@ -79,14 +83,20 @@ def guess_recorded_column(columns: list[str]) -> str:
 
 def guessed_settings(dataset: Dataset) -> dict:
     """The playground form's first values for a dataset: roles guessed by name (as the
-    wizard's upload guesses them), the recorded column ignored as a role, and a column
-    named "split" taken as the split column when its values all name splits."""
+    wizard's upload guesses them), each column's type as read, the recorded column
+    ignored as a role, and a column named "split" taken as the split column when its
+    values all name splits."""
     roles = guess_roles(dataset.columns)
     recorded = guess_recorded_column(dataset.columns)
     if recorded:
         roles[recorded] = "ignore"
     split_column = guess_split_column(table_of(dataset))
-    return {"roles": roles, "recorded_column": recorded, "split_column": split_column}
+    return {
+        "roles": roles,
+        "types": inferred_types(dataset),
+        "recorded_column": recorded,
+        "split_column": split_column,
+    }
 
 
 # -- rows -------------------------------------------------------------------------
@@ -95,6 +105,25 @@ def guessed_settings(dataset: Dataset) -> dict:
 def selected_rows(dataset: Dataset, selection: dict) -> list[int]:
     """The rows `selection` picks; DatasetError when its split cannot be made."""
     return evaluation_selection.select_rows(table_of(dataset), selection)
+
+
+def check_values(
+    dataset: Dataset, rows: list[int], roles: dict, recorded: str, types: dict[str, str]
+) -> None:
+    """DatasetError for the first value of the rows an evaluation scores that does not
+    fit its column's type (the input, expected and recorded output columns), with its
+    row and column: refused at the start rather than found by the worker."""
+    table = table_of(dataset)
+    inputs, outputs = dataset_files.role_columns(table, roles)
+    for index in rows:
+        dataset_files.case_of_row(
+            table.rows[index],
+            inputs,
+            outputs,
+            recorded or None,
+            types=types,
+            file_row=table.file_row(index),
+        )
 
 
 def draft_selection(draft: Draft, *, split: str, sample: int, sample_seed: int) -> dict:
@@ -195,11 +224,13 @@ def evaluation_start_for_metric(
     recorded_column: str,
     selection: dict,
     total: int,
+    column_types: dict[str, str] | None = None,
     second: str = "",
     second_version: MetricVersion | None = None,
 ) -> Evaluation:
     """Score the dataset's recorded outputs with `version` (EvaluationRefused past the
-    user's limits). `total`: the rows `selection` picks, counted by the caller."""
+    user's limits). `total`: the rows `selection` picks, counted by the caller;
+    `column_types`: each column's type (a column it does not name: its type as read)."""
     projected = evaluation_services.evaluation_admit(
         owner, cases=total, per_case_usd=metric_cost(version)
     )
@@ -209,6 +240,7 @@ def evaluation_start_for_metric(
         dataset=dataset,
         selection=selection,
         roles=roles,
+        column_types=column_types or {},
         total=total,
         source=version.source,
         recorded_column=recorded_column,
@@ -228,7 +260,8 @@ def evaluation_start_for_draft(
     draft: Draft, *, selection: dict, total: int, second: str = ""
 ) -> Evaluation:
     """Run the draft's artifact and then its metric on the rows `selection` picks, with
-    the draft's roles and models, as its contract check does on three rows."""
+    the draft's roles, column types and models, as its contract check does on three
+    rows."""
     projected = evaluation_services.evaluation_admit(
         draft.owner, cases=total, per_case_usd=draft_cost(draft)
     )
@@ -237,6 +270,7 @@ def evaluation_start_for_draft(
         dataset=draft.dataset,
         selection=selection,
         roles=dict(draft.roles),
+        column_types=datasets.column_types(draft.dataset, draft.column_types),
         total=total,
         source=rules.metric_source(draft) or "",
         metric_version=draft.saved_version,

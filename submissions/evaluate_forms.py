@@ -23,7 +23,7 @@ from messages import format_count, words
 from messages.wizard import SPLIT_NAMES
 from metrics.models import Metric, MetricVersion
 from submissions import evaluate
-from submissions.forms import RATIO_FIELDS
+from submissions.forms import RATIO_FIELDS, ColumnTypes, type_field
 from submissions.models import Dataset, Draft
 
 SEED_RANGE = {"min_value": -(2**63), "max_value": 2**63 - 1}
@@ -64,6 +64,7 @@ class RowsForm(forms.Form):
             **kwargs["initial"],
         }
         super().__init__(*args, **kwargs)
+        self.rows: list[int] = []
         # Built here: the limit is a setting, read when the form is made.
         self.fields["sample"] = forms.IntegerField(
             label=_("Rows in the sample"),
@@ -107,7 +108,7 @@ class RowsForm(forms.Form):
             params = {"row": exc.row, "column": exc.column, **(exc.params or {})}
             self.add_error(field, words(exc.code, params, family="dataset"))
             return
-        self.selection, self.total = selection, len(rows)
+        self.selection, self.total, self.rows = selection, len(rows), rows
 
 
 class VersionField(forms.ModelChoiceField):
@@ -140,9 +141,10 @@ class DatasetChoiceForm(forms.Form):
         self.fields["dataset"].queryset = evaluate.datasets_for_user(owner)
 
 
-class MetricEvaluateForm(RowsForm):
-    """The playground's second step, for one dataset: the version, a role per column, the
-    column of recorded outputs, the rows, and whether to score each case twice."""
+class MetricEvaluateForm(ColumnTypes, RowsForm):
+    """The playground's second step, for one dataset: the version, a role and a type per
+    column, the column of recorded outputs, the rows, and whether to score each case
+    twice."""
 
     # The page shows the version first, above the dataset's own forms: its select belongs
     # to this form by the form attribute (templates/submissions/_evaluate_version.html).
@@ -204,6 +206,8 @@ class MetricEvaluateForm(RowsForm):
         }
         for index, column in enumerate(dataset.columns):
             initial[f"role_{index}"] = guessed["roles"].get(column, "ignore")
+            initial[f"type_{index}"] = guessed["types"][column]
+        self.inferred = guessed["types"]
         kwargs["initial"] = {**initial, **kwargs.get("initial", {})}
         super().__init__(*args, **kwargs)
         self.metric, self.dataset = metric, dataset
@@ -214,6 +218,7 @@ class MetricEvaluateForm(RowsForm):
         self.fields["recorded_column"].choices = [("", _("Choose a column")), *columns]
         self.fields["split_column"].choices = [("", _("Choose a column")), *columns]
         self.role_names = []
+        self.type_names = []
         for index, column in enumerate(dataset.columns):
             name = f"role_{index}"
             self.fields[name] = forms.ChoiceField(
@@ -222,13 +227,17 @@ class MetricEvaluateForm(RowsForm):
                 widget=forms.Select(attrs={"data-column": column}),
             )
             self.role_names.append((name, column))
+            self.fields[f"type_{index}"] = type_field(column)
+            self.type_names.append((f"type_{index}", column))
         self.roles: dict[str, str] = {}
+        self.types: dict[str, str] = {}
 
     def role_fields(self):
         return [(self[name], column) for name, column in self.role_names]
 
     def clean(self):
         data = super().clean()
+        self.types = self.cleaned_types()
         roles = {column: data[name] for name, column in self.role_names if name in data}
         if len(roles) != len(self.role_names):
             return data
@@ -270,7 +279,19 @@ class MetricEvaluateForm(RowsForm):
                 **self.sample_values(),
             )
         self.count_rows(self.dataset, selection, "split_column" if column_mode else None)
+        if self.selection is not None:
+            self._check_values(data["recorded_column"])
         return data
+
+    def _check_values(self, recorded: str) -> None:
+        """Every value the evaluation will score fits its column's type, or the form says
+        which does not (row and column)."""
+        try:
+            evaluate.check_values(self.dataset, self.rows, self.roles, recorded, self.types)
+        except DatasetError as exc:
+            params = {"row": exc.row, "column": exc.column, **(exc.params or {})}
+            self.add_error(None, words(exc.code, params, family="dataset"))
+            self.selection = self.total = None
 
     def _clean_splits(self, data: dict, roles: dict) -> None:
         """The wizard's rules for splits (submissions.forms.DatasetForm), for a split."""
@@ -312,6 +333,7 @@ class MetricEvaluateForm(RowsForm):
             # Every column named, the recorded one ignored: it reaches the metric as the
             # output, never as input or expected.
             "roles": {column: self.roles.get(column, "ignore") for column in self.dataset.columns},
+            "column_types": dict(self.types),
             "recorded_column": data["recorded_column"],
             "selection": self.selection,
             "total": self.total,

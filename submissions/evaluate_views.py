@@ -90,7 +90,7 @@ def _metric_page(
         "max_bytes": dataset_files.MAX_BYTES,
     }
     if form is not None:
-        context["preview_rows"] = evaluate.preview_rows(dataset)
+        context["preview_rows"] = evaluate.preview_rows(dataset, form.chosen_types())
         version = _chosen_version(form) or metric.latest_version
         cost = evaluate.metric_cost(version) if version else None
         context["cost"] = _cost_note(form, dataset, cost)

@@ -15,7 +15,7 @@ import dataset_files
 from checks.forms import ModelPickers, model_field
 from checks.models import Check
 from messages import words
-from messages.wizard import ROLE_NAMES
+from messages.wizard import ROLE_NAMES, TYPE_NAMES
 from metrics.models import MetricVersion
 from submissions import datasets, rules
 from submissions.models import ArtifactKind, Dataset, Draft, Engine
@@ -101,8 +101,49 @@ class UploadForm(forms.Form):
     )
 
 
-class DatasetForm(forms.Form):
-    """Column roles and splits; one role field a column, named by position."""
+def type_field(column: str) -> forms.ChoiceField:
+    """A column's type. Not required: a post without it (or with it empty) keeps the
+    type as read, the rule for a type nobody declared."""
+    return forms.ChoiceField(
+        label=column,
+        choices=[(name, TYPE_NAMES[name]) for name in dataset_files.COLUMN_TYPES],
+        required=False,
+        widget=forms.Select(attrs={"data-column": column, "class": "column-type"}),
+    )
+
+
+class ColumnTypes:
+    """What a form with one type field a column (type_field, in `type_names` as (name,
+    column)) says of them; `inferred` holds each column's type as read."""
+
+    type_names: list[tuple[str, str]]
+    inferred: dict[str, str]
+
+    def type_fields(self):
+        """(field, column, the type as read, worded) for each column."""
+        return [
+            (self[name], column, TYPE_NAMES[self.inferred[column]])
+            for name, column in self.type_names
+        ]
+
+    def chosen_types(self) -> dict[str, str]:
+        """Each column's type as the form holds it (posted, else its first value), for
+        the preview; a value that is no type is the type as read."""
+        chosen = {}
+        for name, column in self.type_names:
+            value = self[name].value()
+            chosen[column] = value if value in dataset_files.COLUMN_TYPES else self.inferred[column]
+        return chosen
+
+    def cleaned_types(self) -> dict[str, str]:
+        """Each column's type as cleaned: one left out or empty is the type as read."""
+        data = self.cleaned_data
+        return {column: data.get(name) or self.inferred[column] for name, column in self.type_names}
+
+
+class DatasetForm(ColumnTypes, forms.Form):
+    """Column roles, column types and splits; one role field and one type field a
+    column, named by position."""
 
     split_mode = forms.ChoiceField(
         label=_("Splits"), choices=Draft.SplitMode.choices, widget=forms.RadioSelect
@@ -122,6 +163,7 @@ class DatasetForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.dataset = dataset
         self.role_names = []
+        self.type_names = []
         for index, column in enumerate(dataset.columns):
             name = f"role_{index}"
             self.fields[name] = forms.ChoiceField(
@@ -130,6 +172,9 @@ class DatasetForm(forms.Form):
                 widget=forms.Select(attrs={"data-column": column}),
             )
             self.role_names.append((name, column))
+            self.fields[f"type_{index}"] = type_field(column)
+            self.type_names.append((f"type_{index}", column))
+        self.inferred = datasets.inferred_types(dataset)
         self.fields["split_column"].choices = [("", _("Choose a column"))] + [
             (column, column) for column in dataset.columns
         ]
@@ -145,8 +190,10 @@ class DatasetForm(forms.Form):
             "seed": draft.seed,
             "split_column": draft.split_column,
         }
+        types = datasets.column_types(draft.dataset, draft.column_types) if draft.dataset else {}
         for index, column in enumerate(draft.dataset.columns if draft.dataset else []):
             initial[f"role_{index}"] = draft.roles.get(column, "ignore")
+            initial[f"type_{index}"] = types[column]
         return initial
 
     def role_fields(self):
@@ -156,6 +203,7 @@ class DatasetForm(forms.Form):
         data = super().clean()
         roles = {column: data[name] for name, column in self.role_names if name in data}
         data["roles"] = roles
+        data["types"] = self.cleaned_types()
         if len(roles) != len(self.role_names):
             return data
         mode = data.get("split_mode")
@@ -188,6 +236,7 @@ class DatasetForm(forms.Form):
             ratios=tuple(value or 0 for value in ratios),
             seed=data.get("seed") or 0,
             column=data.get("split_column", "") if mode == Draft.SplitMode.COLUMN else "",
+            types=data["types"],
         )
         problem = self.facts["problem"]
         if problem is not None:
@@ -200,6 +249,7 @@ class DatasetForm(forms.Form):
         data = self.cleaned_data
         values = {
             "roles": data["roles"],
+            "column_types": data["types"],
             "split_mode": data["split_mode"],
             "split_column": data.get("split_column", "")
             if data["split_mode"] == Draft.SplitMode.COLUMN

@@ -47,6 +47,9 @@ class Dataset(models.Model):
     rows = models.JSONField(default=list)
     # Where each row sits in the file, so later errors can name the row.
     row_numbers = models.JSONField(default=list)
+    # Each column's type as read from its values ({column: "number" | "text" | "json"},
+    # dataset_files.infer_types): what a draft or an evaluation that declares none uses.
+    inferred_types = models.JSONField(default=dict, blank=True)
     warnings = models.JSONField(default=list)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -84,6 +87,9 @@ class Draft(models.Model):
         Dataset, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     roles = models.JSONField(default=dict, blank=True)
+    # The type each column's values reach the metric with, as the user declared it; a
+    # column it does not name has its type as read (Dataset.inferred_types).
+    column_types = models.JSONField(default=dict, blank=True)
     split_mode = models.CharField(max_length=8, choices=SplitMode.choices, default="ratio")
     train_percent = models.PositiveSmallIntegerField(default=70)
     validation_percent = models.PositiveSmallIntegerField(default=15)

@@ -9,8 +9,15 @@ from django.utils.translation import gettext_lazy, ngettext
 import dataset_files
 from checks import presenters as check_presenters
 from messages import reference_rows, words
-from messages.wizard import AUTO_REASONS, ENGINE_NAMES, ROLE_NAMES, SPLIT_NAMES, STEP_TITLES
-from submissions import rules, services
+from messages.wizard import (
+    AUTO_REASONS,
+    ENGINE_NAMES,
+    ROLE_NAMES,
+    SPLIT_NAMES,
+    STEP_TITLES,
+    TYPE_NAMES,
+)
+from submissions import datasets, rules, services
 from submissions.models import FORM_STEPS, STEPS, Draft
 
 
@@ -24,17 +31,18 @@ def reachable(found: dict) -> set[str]:
     return reachable
 
 
-def preview(draft: Draft) -> dict | None:
+def preview(draft: Draft, types: dict[str, str] | None = None) -> dict | None:
+    """The dataset's first rows, each value as the metric will get it under `types`
+    (the form's, else the draft's saved ones)."""
     dataset = draft.dataset
     if dataset is None:
         return None
+    if types is None:
+        types = datasets.column_types(dataset, draft.column_types)
     return {
         "dataset": dataset,
         "columns": dataset.columns,
-        "rows": [
-            [dataset_files.safe_cell(row.get(column)) for column in dataset.columns]
-            for row in dataset.preview
-        ],
+        "rows": datasets.preview_cells(dataset, types),
         "total": dataset.row_count,
         "warnings": [
             words(w.get("code"), w.get("params"), family="dataset_warning")
@@ -106,7 +114,8 @@ def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) 
     }
     if step == "dataset":
         context["upload"] = upload
-        context["preview"] = preview(draft)
+        chosen = form.chosen_types() if hasattr(form, "chosen_types") else None
+        context["preview"] = preview(draft, chosen)
         context["max_bytes"] = dataset_files.MAX_BYTES
         context["counts"] = split_counts(state.facts, found)
         if context["counts"] is not None:
@@ -134,15 +143,17 @@ def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) 
 
 
 def config_rows(config: dict) -> dict:
-    """The engine, the column roles and the split counts of a run configuration, worded."""
+    """The engine, the column roles and types and the split counts of a run
+    configuration, worded (a configuration from before column types has none)."""
     engine = config["engine"]
+    types = config["dataset"].get("types") or {}
     kind = (config.get("artifact") or {}).get("kind", "")
     return {
         "engine_name": ENGINE_NAMES.get(engine["resolved"], ""),
         # Said only when Auto made the choice.
         "engine_reason": AUTO_REASONS.get(kind, "") if engine.get("chosen") == "auto" else "",
         "role_rows": [
-            (column, ROLE_NAMES.get(role, role))
+            (column, ROLE_NAMES.get(role, role), TYPE_NAMES.get(types.get(column), ""))
             for column, role in config["dataset"]["columns"].items()
         ],
         "split_rows": [

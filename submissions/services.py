@@ -16,6 +16,7 @@ from checks.models import Check
 from submissions import projection
 from submissions.datasets import (
     PREVIEW_ROWS,
+    column_types,
     compute_facts,
     current_facts,
     dataset_settings,
@@ -99,6 +100,7 @@ def _dataset_row(
         preview=table.rows[:PREVIEW_ROWS],
         rows=table.rows,
         row_numbers=table.row_numbers,
+        inferred_types=dataset_files.infer_types(table),
         warnings=table.warnings,
     )
 
@@ -106,14 +108,16 @@ def _dataset_row(
 def dataset_upload(draft: Draft, *, filename: str, data: bytes) -> Dataset:
     """Parse an upload and make it the draft's dataset; DatasetError when it cannot be used.
 
-    The column roles start from a guess by name, and a column named "split" whose
-    values all name splits is taken as the split column.
+    The column roles start from a guess by name, each column's type is the one read
+    from its values, and a column named "split" whose values all name splits is taken
+    as the split column.
     """
     table = dataset_files.parse_dataset(data, filename=filename)
     with transaction.atomic():
         dataset = _dataset_row(draft.owner, filename, data, table)
         draft.dataset = dataset
         draft.roles = guess_roles(table.columns)
+        draft.column_types = {}
         split_column = guess_split_column(table)
         if split_column:
             draft.split_mode, draft.split_column = Draft.SplitMode.COLUMN, split_column
@@ -180,6 +184,9 @@ def run_config(draft: Draft, *, split_rows: bool = True) -> dict:
             "columns": {
                 column: draft.roles.get(column, "ignore") for column in draft.dataset.columns
             },
+            # The type each column's values reach the metric with (a run configuration
+            # without it was checked, and runs, on the values as read).
+            "types": column_types(draft.dataset, draft.column_types),
             "splits": {
                 "mode": draft.split_mode,
                 "ratios": None

@@ -36,7 +36,8 @@ NOBODY = 65534
 # almost every system and below 65536, so it also exists in a typical container's uid map.
 SLOT_UID_BASE = 60000
 
-# Where the runtime folder appears inside the sandbox (the host path stays hidden).
+# Where the runtime folder appears inside the sandbox (the host path stays hidden), and
+# the staged libraries (contract.sandbox.site).
 RUNTIME_MOUNT = "/opt/skynet"
 SITE_MOUNT = "/opt/skynet-site"
 
@@ -71,6 +72,12 @@ _SANDBOX_ENV = {
     # glibc reserves 64 MB of address space per malloc arena (one per thread): two keep a
     # threaded metric far from its address-space limit.
     "MALLOC_ARENA_MAX": "2",
+    # joblib (scikit-learn's n_jobs, nltk) runs in the calling process: its worker
+    # processes would need /dev/shm, which the sandbox does not have, and a process slot
+    # each of the few a sandbox may start.
+    "JOBLIB_MULTIPROCESSING": "0",
+    # Caches and data folders of the staged libraries (matplotlib's, XDG's, nltk's
+    # download folder) resolve under HOME, the capped /tmp: nothing writes elsewhere.
 }
 
 
@@ -142,8 +149,10 @@ class SandboxConfig:
     seccomp: bool = True
     # Extra host paths made visible read-only at the same path (e.g. a venv's site-packages).
     extra_ro_binds: tuple[str, ...] = ()
-    # The staged third-party packages DSPy programs import (contract.sandbox.site), bound
-    # read-only at SITE_MOUNT; None: a DSPy program's run says "dspy_unavailable".
+    # The staged libraries a metric may import and dspy (contract.sandbox.site), bound
+    # read-only at SITE_MOUNT and on every case's sys.path; None: a metric that imports
+    # one fails at Load ("library_unavailable"), a DSPy program's run says
+    # "dspy_unavailable".
     site_packages: str | None = None
 
     def __post_init__(self) -> None:

@@ -13,6 +13,7 @@ import logging
 import math
 import os
 
+from contract.libraries import PRELOAD
 from contract.sandbox import seccomp
 from contract.sandbox.bwrap import _bwrap_prefix, _bwrap_tail
 from contract.sandbox.cgroups import CaseGroup
@@ -70,6 +71,8 @@ def limits_for(
           "subreaper": False,          # unconfined only: adopt orphans (PR_SET_CHILD_SUBREAPER)
           "env_keys": [...],           # the only environment variables the child may have
           "required": [...],           # layers apply() must set up, or raise (fail closed)
+          "site": "/opt/skynet-site",  # with staged libraries only: where they are, and
+          "preload": ["numpy", ...],   # what a warm sandbox imports before its cases
         }
 
     For a check sandbox forked by a zygote (`zygote`, always with a cgroup) the child loads
@@ -113,8 +116,10 @@ def limits_for(
         "required": [name for name in plan.layers if name in CHILD_LAYERS],
     }
     if cfg.site_packages:
-        # Where a DSPy program's run finds dspy (skynet._artifact puts it on sys.path).
+        # The staged libraries (contract.sandbox.site), on every case's sys.path
+        # (runtime/skynet_warm.py), and those a warm sandbox imports before its cases.
         limits["site"] = SITE_MOUNT if plan.mode == "bwrap" else cfg.site_packages
+        limits["preload"] = list(PRELOAD)
     if installs == "load":
         limits["seccomp_bpf"] = base64.b64encode(seccomp.bpf_program()).decode("ascii")
     return limits

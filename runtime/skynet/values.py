@@ -60,8 +60,9 @@ class Budget:
 
 
 def return_budget() -> Budget:
-    """For score()'s return value: enough for any feedback, small enough for one frame."""
-    return Budget(nodes=20_000, chars=1_000_000, string=65_536)
+    """For score()'s return value: enough for any feedback, small enough for one frame.
+    Objects' attributes too: a dspy.Prediction's fields are what names its shape."""
+    return Budget(nodes=20_000, chars=1_000_000, string=65_536, attrs=True)
 
 
 def output_budget() -> Budget:

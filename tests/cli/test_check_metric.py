@@ -78,6 +78,8 @@ def test_a_passing_metric_exits_0_with_the_documented_json(metric):
         "scores",
         "problem",
         "message",
+        "shape",
+        "fix",
         "duration_ms",
     }
     assert [c["score"] for c in report["cases"]] == [1.0, 0.0, 1.0]

@@ -48,7 +48,7 @@ def test_real_result_is_strict_json_and_round_trips(check):
     }
     assert data["sandbox_mode"] == "bwrap"
     assert CASE_KEYS <= set(data["cases"][0])
-    assert set(data["stages"][0]) == {"id", "status", "problem", "params", "problems"}
+    assert set(data["stages"][0]) == {"id", "status", "problem", "params", "problems", "warnings"}
     assert set(data["hints"][0]) == {"code", "case", "params"}
 
 

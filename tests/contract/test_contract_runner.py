@@ -353,11 +353,13 @@ def test_a_forged_verdict_on_an_invalid_value_is_not_believed(check):
     claims = {"return": {"problem": None, "score": 0.8, "feedback": "ok"}}
     result = check(_writes_its_own_result(value, "('0.8', {'feedback': 'ok'})", claims), one=True)
     case = result.cases[0]
-    assert (case.status, case.problem, case.params) == (
+    assert (case.status, case.problem, case.params["type"]) == (
         "invalid",
         "score_not_number",
-        {"type": "str"},
+        "str",
     )
+    # The corrected return is built from what the worker decoded, not from the claim.
+    assert case.params["fix"] == 'return 0.8, {"feedback": "ok"}'
     assert result.failed_stage == "return_value"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contract.engine import run_check, validate_timeout
+from contract.libraries import AVAILABLE
 
 OK = 'def score(input, output):\n    return 1.0, {"feedback": "Matches the label."}\n'
 
@@ -78,9 +79,17 @@ def test_import_error_with_metric_line_numbers(check):
     ]
 
 
-def test_import_of_missing_module_is_import_error(check):
+def test_import_of_a_module_the_sandbox_does_not_have_names_it_and_the_set(check):
     load = check("import no_such_module_here\n").stage("load")
-    assert (load.problem, load.params["type"]) == ("import_error", "ModuleNotFoundError")
+    assert (load.problem, load.params["type"]) == ("module_not_available", "ModuleNotFoundError")
+    assert load.params["module"] == "no_such_module_here"
+    assert load.params["available"] == list(AVAILABLE)
+
+
+def test_a_missing_name_of_a_module_that_is_there_is_import_error(check):
+    load = check("from json import no_such_name\n").stage("load")
+    assert (load.problem, load.params["type"]) == ("import_error", "ImportError")
+    assert "module" not in load.params
 
 
 def test_system_exit_at_import_is_import_error(check):
@@ -321,7 +330,11 @@ def test_timeout_in_score(check):
 def test_return_value_problems(check, value, problem, params):
     result = check(f"def score(input, output):\n    return {value}\n", one=True)
     case = result.cases[0]
-    assert (case.status, case.problem, case.params) == ("invalid", problem, params)
+    own = {key: item for key, item in case.params.items() if key not in ("shape", "fix")}
+    assert (case.status, case.problem, own) == ("invalid", problem, params)
+    # Every invalid return names what came back and the return that keeps the contract.
+    assert case.params["shape"] == {"kind": "tuple", "count": 2}
+    assert case.params["fix"].startswith("return ")
     assert case.repr
 
 

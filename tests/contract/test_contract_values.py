@@ -99,10 +99,11 @@ def test_a_hostile_repr_and_subclasses_keep_their_names():
     report = judged.return_report(
         values.encode((Hostile(), {"feedback": "x"}), values.return_budget()), "(...)"
     )
-    assert (report["problem"], report["params"]) == (
+    assert (report["problem"], report["params"]["type"]) == (
         "score_not_number",
-        {"type": f"{__name__}.Hostile"},
+        f"{__name__}.Hostile",
     )
+    assert report["params"]["fix"] == 'return 0.0, {"feedback": "x"}'
 
 
 def test_long_feedback_is_cut_by_the_worker_and_its_length_kept():

@@ -20,7 +20,18 @@ CASES = [
     {"input": {"question": "What is the capital of France?"}, "output": "Paris, France"},
 ]
 REPORT_KEYS = {"passed", "failed_stage", "sandbox_mode", "layers", "stages", "cases", "hints"}
-CASE_KEYS = {"index", "status", "score", "feedback", "scores", "problem", "message", "duration_ms"}
+CASE_KEYS = {
+    "index",
+    "status",
+    "score",
+    "feedback",
+    "scores",
+    "problem",
+    "message",
+    "shape",
+    "fix",
+    "duration_ms",
+}
 MODEL_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
 
 

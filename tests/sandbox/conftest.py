@@ -9,6 +9,7 @@ processes.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -25,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from contract import sandbox
+from contract.sandbox import site
 
 HERE = Path(__file__).resolve().parent
 RUNTIME_PACKAGE = HERE.parent.parent / "runtime" / "skynet"
@@ -57,17 +59,26 @@ IS_ROOT = os.geteuid() == 0
 REQUIRE_SANDBOX = os.environ.get("SKYNET_REQUIRE_SANDBOX_TESTS") == "1"
 
 
+def _with_site(config: sandbox.SandboxConfig) -> sandbox.SandboxConfig:
+    """As the worker makes its configs: the libraries a metric may import staged and
+    bound (contract.sandbox.site), so every wall is tested with them in the sandbox."""
+    if config.site_packages is not None:
+        return config
+    staged = site.site_packages(sandbox.stage_gid(config))
+    return dataclasses.replace(config, site_packages=staged)
+
+
 def bwrap_config(**changes) -> sandbox.SandboxConfig:
     # Not uid_exclusive on purpose: kill() must find everything through the namespace,
     # as it has to with the shared uid 65534 in production.
-    return sandbox.SandboxConfig(uid=TEST_UID, **changes)
+    return _with_site(sandbox.SandboxConfig(uid=TEST_UID, **changes))
 
 
 def unconfined_config(**changes) -> sandbox.SandboxConfig:
     # The unconfined mode's recommended setup: one uid per slot, so kill() can sweep it.
     changes.setdefault("uid_exclusive", True)
     changes.setdefault("uid", TEST_UID)
-    return sandbox.SandboxConfig(mode="unconfined", **changes)
+    return _with_site(sandbox.SandboxConfig(mode="unconfined", **changes))
 
 
 # Every mode the code supports, each with and without a cgroup for the check's limits.

@@ -49,6 +49,8 @@ TABLES = {
 ROUTED_ELSEWHERE = {
     "syntax_error",
     "bad_signature",
+    # By the framework it recognised (FRAMEWORK_SIGNATURES).
+    "framework_signature",
     "crashed",
     "model_error",
     "sandbox_unavailable",

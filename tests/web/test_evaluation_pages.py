@@ -316,6 +316,27 @@ def test_the_failures_are_grouped_in_words_with_counts_and_linked_examples(owner
     assert f'href="/en/evaluations/{finished.pk}/cases/?problem=exception"' in failures
 
 
+@pytest.mark.parametrize("language", ["en", "es", "hi"])
+def test_a_return_that_is_no_pair_is_named_with_its_fix_in_the_failures(
+    owner_client, finished, language
+):
+    finished.cases.filter(index=5).update(
+        params={
+            "shape": {"kind": "dict", "keys": ["score", "feedback"]},
+            "fix": 'return 0.5, {"feedback": "Close."}',
+        }
+    )
+    body = owner_client.get(f"/{language}/evaluations/{finished.pk}/").content.decode()
+    failures = _section(body, "failures")
+    shape = {
+        "en": "a dict with the keys score, feedback",
+        "es": "un dict con las claves score, feedback",
+        "hi": "कुंजियों score, feedback वाला एक dict",
+    }[language]
+    assert shape in failures
+    assert "return 0.5, {&quot;feedback&quot;: &quot;Close.&quot;}" in failures
+
+
 def test_the_feedback_report_shows_its_shares_top_strings_and_unhelpful_low_scores(
     owner_client, finished
 ):

@@ -57,6 +57,9 @@ def test_every_row_is_scored_written_and_summarized(owner):
     )
     assert statuses[10] == "error" and cases[10].exception_type == "KeyError"
     assert statuses[5] == "invalid" and cases[5].problem == "not_a_pair"
+    # What came back is named, and its corrected return built from its own value.
+    assert cases[5].params["shape"] == {"kind": "number", "type": "float", "value": "0.5"}
+    assert cases[5].params["fix"] == 'return 0.5, {"feedback": "..."}'
     assert cases[3].file_row == 5  # the header is row 1 of the file
     assert cases[3].case["input"] == {"question": "question 3"}
     assert cases[3].case["expected"] == {"label": "other"}

@@ -208,8 +208,13 @@ def test_a_return_value_problem_shows_its_line_and_a_valid_example(owner_client,
     body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
     assert 'class="returned-at">Returned at <a class="trace-line" href="#L4" data-line="4"' in body
     assert body.count('href="#L4"') == 2 and body.count('href="#L3"') == 1
-    assert "A valid return: <code>return 0.8, {&quot;feedback&quot;: &quot;Close.&quot;}" in body
+    # The return that keeps the contract, built from what each case returned.
+    assert (
+        "Return this instead: <code>return 0.8, {&quot;feedback&quot;: &quot;Close.&quot;}" in body
+    )
+    assert "Return this instead: <code>return 0.0, {&quot;feedback&quot;: &quot;...&quot;}" in body
     assert "No. There is no feedback string." in body
+    assert 'class="docs-row">In the docs\' table: <code>(0.8, {})</code>' in body
 
 
 def test_the_panel_notes_cut_output_printing_and_specific_feedback(owner_client, owner):

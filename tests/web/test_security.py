@@ -135,13 +135,21 @@ def test_every_url_pattern_is_covered_by_this_walk():
 
 
 # Pages of the user's own lists: no object in the path, so only the log-in is checked.
-LOGIN_ONLY = {"metric_create", "draft_list", "run_list", "models_test_again", "list"}
+LOGIN_ONLY = {
+    "metric_create",
+    "metric_import",
+    "draft_list",
+    "run_list",
+    "models_test_again",
+    "list",
+}
 
 
 @pytest.mark.parametrize("name", sorted(LOGIN_ONLY))
 def test_list_pages_need_a_log_in(client, name):
     path = {
         "metric_create": "/en/metrics/new/",
+        "metric_import": "/en/metrics/new/import/",
         "draft_list": "/en/submit/",
         "run_list": "/en/runs/",
         "models_test_again": "/en/models/test-again/",
@@ -156,6 +164,7 @@ OWNED = {
     "metric_detail": ("get", "/en/metrics/{m}/"),
     "metric_save": ("post", "/en/metrics/{m}/save/"),
     "metric_diagnostics": ("post", "/en/metrics/{m}/diagnostics/"),
+    "metric_convert": ("get", "/en/metrics/{m}/convert/"),
     "version_list": ("get", "/en/metrics/{m}/versions/"),
     "version_detail": ("get", "/en/metrics/{m}/versions/1/"),
     "version_restore": ("post", "/en/metrics/{m}/versions/1/restore/"),

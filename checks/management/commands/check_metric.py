@@ -16,14 +16,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
 from checks import model_choices, sandbox_pool
+from checks.management.files import UsageError, read_file
 from contract.cases import CasesError, parse_cases_jsonl
 from contract.engine import run_check, validate_timeout
 from messages import format_number, render, words
@@ -32,10 +32,6 @@ from providers.gateway import ModelGateway, gateway_for_check
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
 MAX_CASES_FILE = 1024 * 1024
-
-
-def UsageError(message: str) -> CommandError:
-    return CommandError(message, returncode=2)
 
 
 class Command(BaseCommand):
@@ -108,19 +104,7 @@ class Command(BaseCommand):
             sys.exit(1)
 
     def _read(self, path: str, limit: int | None) -> bytes:
-        file = Path(path)
-        try:
-            if limit is not None and file.stat().st_size > limit:
-                raise UsageError(
-                    _("%(path)s is larger than %(limit)s bytes.") % {"path": path, "limit": limit}
-                )
-            return file.read_bytes()
-        except FileNotFoundError:
-            raise UsageError(_("%(path)s does not exist.") % {"path": path}) from None
-        except IsADirectoryError:
-            raise UsageError(_("%(path)s is a folder, not a file.") % {"path": path}) from None
-        except PermissionError:
-            raise UsageError(_("%(path)s cannot be read.") % {"path": path}) from None
+        return read_file(path, limit)
 
     def _cases(self, path: str):
         data = self._read(path, limit=MAX_CASES_FILE)
@@ -193,6 +177,9 @@ def public_report(rendered: dict) -> dict:
                 "scores": c["scores"],
                 "problem": c["problem"],
                 "message": c["message"],
+                # What came back when it broke the contract, and the return that keeps it.
+                "shape": c.get("shape"),
+                "fix": c.get("fix"),
                 "duration_ms": c["duration_ms"],
             }
             for c in rendered["cases"]
@@ -239,6 +226,15 @@ def text_report(rendered: dict) -> str:
             lines.append("      " + usage_line(case["usage"]))
         if case["message"]:
             lines.append(f"      {case['message']}")
+        if case.get("fix"):
+            lines.append("      " + _("Return this instead: %(line)s") % {"line": case["fix"]})
+        if case.get("docs_row_text"):
+            value, verdict, _valid = case["docs_row_text"]
+            lines.append(
+                "      "
+                + _("In the docs' table: %(value)s — %(verdict)s")
+                % {"value": value, "verdict": verdict}
+            )
         for frame in case.get("traceback") or []:
             lines.append(f"      metric.py:{frame['line']} {frame['function']}: {frame['text']}")
         if case["scores"]:
