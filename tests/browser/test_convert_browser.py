@@ -84,3 +84,49 @@ def test_a_pasted_metric_is_reviewed_before_it_is_created(
     page.wait_for_selector(".cm-editor")
     metric = Metric.objects.get(name="etiquetas")
     assert [v.number for v in metric.versions.order_by("number")] == [1, 2]
+
+
+RETURNS_A_PREDICTION = """import dspy
+
+
+def score(input, output, expected=None):
+    ok = output == expected["label"]
+    feedback = "Correct." if ok else f"Expected {expected['label']!r}, got {output!r}."
+    return dspy.Prediction(score=float(ok), feedback=feedback)
+"""
+
+
+def test_what_came_back_and_its_fix_fit_a_phone_in_every_language(
+    page, live_server, django_user_model, screenshot
+):
+    from checks import sandbox_pool
+    from checks.models import Check
+    from contract.engine import run_check
+
+    owner = django_user_model.objects.create_user(username="alice", password="alice-pass-123")
+    metric = metric_services.metric_create(
+        owner=owner, name="labels", starter="exact_match", source=RETURNS_A_PREDICTION
+    )
+    result = run_check(
+        RETURNS_A_PREDICTION, timeout_s=20, sandbox_config=sandbox_pool.base_config()
+    )
+    check = Check.objects.create(
+        owner=owner,
+        source=RETURNS_A_PREDICTION,
+        metric_version=metric.latest_version,
+        status="failed",
+        result=result.to_dict(),
+    )
+    log_in(page, live_server, "alice", "alice-pass-123")
+    for language in ("en", "es", "hi"):
+        page.goto(f"{live_server.url}/{language}/checks/{check.pk}/")
+        for name, size in (("laptop", LAPTOP), ("phone", PHONE)):
+            page.set_viewport_size(size)
+            assert overflow(page) <= 0, f"{language} {name}: scrolls sideways ({too_wide(page)})"
+            assert page.locator("tr.case-invalid .return-example code").count() == 3
+            screenshot(page, f"shape-{name}-{language}-check")
+    text = page.inner_text("tr.case-invalid .return-example")
+    assert "return 0.0, {\"feedback\": \"Expected 'bug', got 'other'.\"}" in page.inner_text(
+        "#case-2 .return-example"
+    )
+    assert text
