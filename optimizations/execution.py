@@ -309,6 +309,9 @@ def execute_run(run_id: int) -> None:
         window=settings.RUN_WINDOW,
         seed=int(((config.get("dataset") or {}).get("splits") or {}).get("seed") or 0),
         output_fields=tuple(sorted(c for c, role in columns.items() if role == "output")),
+        # Every call an earlier attempt made counts against the budget, those after the
+        # checkpoint it resumes from too.
+        metric_calls_before=int((run.progress or {}).get("metric_calls") or 0),
     )
     cancel = Cancel()
     sink = DatabaseSink(run, attempt, cancel, {**before, "max_usd": budget_usd})

@@ -4,11 +4,10 @@ why one paused or failed (with its failure's details), and what a queued one wai
 from __future__ import annotations
 
 from django.conf import settings
-from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from messages import UNKNOWN, fill, words
+from messages import UNKNOWN, fill, format_count, words
 from messages.contract import STAGE_NAMES
 from messages.wizard import ENGINE_NAMES
 from submissions.models import Run
@@ -37,9 +36,10 @@ def stop_text(run: Run) -> str:
     budget = (run.config or {}).get("budget") or {}
     if run.stop_reason == "metric_calls":
         calls = (run.progress or {}).get("max_metric_calls") or budget.get("metric_calls") or 0
-        return _("It used its budget of %(calls)s metric calls.") % {
-            "calls": formats.number_format(calls)
-        }
+        used = int((run.progress or {}).get("metric_calls") or 0)
+        if used < calls:
+            return _short_of_calls(used, calls, (run.failure_params or {}).get("needed"))
+        return _("It used its budget of %(calls)s metric calls.") % {"calls": format_count(calls)}
     if run.stop_reason == "usd_budget":
         spend = (run.progress or {}).get("spend") or {}
         limit = spend.get("max_usd") or budget.get("usd") or 0
@@ -52,6 +52,34 @@ def stop_text(run: Run) -> str:
             "nothing left to improve, and the rest of its budget was not spent."
         )
     return _("It finished.")
+
+
+def _short_of_calls(used: int, budget: int, needed: int | None) -> str:
+    """Why a run stopped before the end of its metric calls: the next batch of cases
+    would have passed the budget (a run never makes more calls than its budget)."""
+    params = {
+        "calls": format_count(used),
+        "budget": format_count(budget),
+        "needed": format_count(needed or 0),
+    }
+    if not needed:
+        return _("It used %(calls)s of its budget of %(budget)s metric calls.") % params
+    if not used:
+        return (
+            _(
+                "Its budget of %(budget)s metric calls is less than the %(needed)s cases "
+                "candidates are compared on, so not even the starting candidate could be "
+                "scored."
+            )
+            % params
+        )
+    return (
+        _(
+            "It used %(calls)s of its budget of %(budget)s metric calls: its next step "
+            "needed %(needed)s more, which would have passed the budget."
+        )
+        % params
+    )
 
 
 def failure_text(run: Run) -> str:
@@ -123,7 +151,7 @@ def _failure_words(code: str, params: dict, run: Run) -> str:
             "The worker running it was lost %(count)s times: something in the run keeps "
             "taking its worker down.",
             count,
-        ) % {"count": formats.number_format(count)}
+        ) % {"count": format_count(count)}
     text = words(code, params) if code else ""
     if not text or text == fill(UNKNOWN, {"code": code}):
         return _("The run stopped before it finished.")

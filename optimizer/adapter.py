@@ -15,7 +15,8 @@ source, never the expected values, and of a metric that failed only the kind of 
 
 What stops the whole run raises instead: Cancel (RunStopped), no sandbox
 (SandboxFailed), a metric that no longer loads (MetricFailed), a provider that keeps
-failing (models.ProviderFailed).
+failing (models.ProviderFailed), a batch that would pass the run's metric-call budget
+(calls.CallsSpent, before any of its cases runs).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from contract.cancel import Cancel
 from contract.cases import Case
 from contract.evaluation import Scored, evaluate
 from contract.runner import SandboxSource
+from optimizer.calls import MetricCalls
 from optimizer.models import ProviderWatch
 from providers.budget import Usage
 from skynet import template
@@ -151,6 +153,7 @@ class SandboxAdapter:
         watch: ProviderWatch | None = None,
         window: int = 6,
         cancel: Cancel | None = None,
+        calls: MetricCalls | None = None,
     ) -> None:
         self.source = source
         self.kind = kind
@@ -164,6 +167,10 @@ class SandboxAdapter:
         self.watch = watch or ProviderWatch()
         self.window = window
         self.cancel = cancel or Cancel()
+        # The run's metric-call budget, taken a batch at a time by evaluate().
+        self.calls = calls
+        # The next batch's scores will not be used (engine.resuming): answer it unrun.
+        self.discard_next = False
         self.spend = Spend()
         self.cases_run = 0
         # Per candidate (its digest): how many cases ended with each problem.
@@ -210,6 +217,12 @@ class SandboxAdapter:
             raise RunStopped()
         if self.watch.failed is not None:
             raise self.watch.failed
+        if self.discard_next:
+            self.discard_next = False
+            return EvaluationBatch(outputs=[""] * len(batch), scores=[0.0] * len(batch))
+        # gepa counts every case of a batch as a metric call, a broken template's too.
+        if self.calls is not None:
+            self.calls.take(len(batch))
         text = candidate[COMPONENT]
         digest = candidate_digest(text)
         job, broken = self._job(text)

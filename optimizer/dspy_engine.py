@@ -18,6 +18,10 @@ the feedback and is counted per candidate, as in a GEPA run. What stops the whol
 (Cancel, no sandbox, a metric that stopped loading, a provider that keeps failing)
 raises `Abort`, a BaseException, since dspy turns every Exception of a program or a
 metric into a failure score and goes on.
+
+The run's metric-call budget is taken a batch at a time, before any of the batch's cases
+runs (calls.MetricCalls), by a dspy callback on the start of each dspy.Evaluate: every
+batch dspy.GEPA scores is one, and the stand-in sees only one case at a time.
 """
 
 from __future__ import annotations
@@ -32,19 +36,27 @@ from concurrent.futures import Future
 
 from contract.artifacts import Artifact, ArtifactError
 from contract.cancel import Cancel
-from optimizer.adapter import SandboxAdapter, candidate_digest
+from optimizer.adapter import CaseTrace, SandboxAdapter, candidate_digest
+from optimizer.calls import CallsSpent, MetricCalls
 from optimizer.engine import (
     LOG_FILE,
     Outcome,
     RunSpec,
     outcome_of_error,
     outcome_of_stop,
+    resuming,
     spend_reader,
 )
 from optimizer.models import ReflectionModel
 from optimizer.progress import Progress, Sink
 from optimizer.sandboxes import HeldSandboxes, StartedOnOneThread
-from optimizer.stoppers import CancelStopper, PerfectStopper, SpendStopper, WatchStopper
+from optimizer.stoppers import (
+    CallsStopper,
+    CancelStopper,
+    PerfectStopper,
+    SpendStopper,
+    WatchStopper,
+)
 from skynet._dspy_program import TextEngine
 
 # The hidden input that tells the stand-in which case an example is.
@@ -169,6 +181,8 @@ class DspyCases:
         self.jobs: dict[str, dict] = {}
         self.verdicts: OrderedDict[int, tuple] = OrderedDict()
         self.running: dict[tuple, Future] = {}
+        # The dspy.Evaluate whose cases are answered unrun (engine.resuming), if any.
+        self.discarding: str | None = None
         self._lock = threading.Lock()
 
     def job(self, instructions: dict, *, describe: bool = False) -> dict:
@@ -206,6 +220,8 @@ class DspyCases:
         return None, trace
 
     def run(self, index: int, instructions: dict):
+        if self.discarding is not None:
+            return CaseTrace(self.items[index]["input"], "", "", 0.0, "skipped")
         digest = candidate_digest(text_of(instructions))
         key = (index, digest)
         with self._lock:
@@ -283,6 +299,35 @@ def _stand_in(dspy, cases: DspyCases, predictors: list[dict]):
     return Program()
 
 
+def _gate(calls: MetricCalls, cases: DspyCases, *, resume: bool):
+    """The dspy callback that takes each batch's metric calls from the budget as its
+    dspy.Evaluate starts, or stops the run there. (dspy's DspyAdapter scores every batch,
+    a minibatch, the validation cases or a merge's, with one dspy.Evaluate.) A resumed
+    run's first batch, the seed's validation cases, is answered unrun (engine.resuming)."""
+    from dspy.utils.callback import BaseCallback
+
+    class Gate(BaseCallback):
+        discard_next = resume
+
+        def on_evaluate_start(self, call_id, instance, inputs) -> None:
+            if self.discard_next:
+                self.discard_next = False
+                cases.discarding = call_id
+                return
+            batch = inputs.get("devset") or getattr(instance, "devset", None) or []
+            try:
+                calls.take(len(batch))
+            except CallsSpent as spent:
+                # A BaseException: dspy logs an Exception a callback raises and goes on.
+                raise Abort(spent) from None
+
+        def on_evaluate_end(self, call_id, outputs, exception=None) -> None:
+            if cases.discarding == call_id:
+                cases.discarding = None
+
+    return Gate()
+
+
 def _example(dspy, item: dict, index: int):
     inputs = dict(item["input"]) if isinstance(item["input"], dict) else {"input": item["input"]}
     return dspy.Example(**inputs, **{CASE_KEY: index}).with_inputs(*inputs, CASE_KEY)
@@ -309,6 +354,7 @@ def run_dspy_gepa(
     # The cases' own stop: the user's Cancel, or a case that stopped the whole run.
     stop = Cancel()
     cancel.on_set(stop.set)
+    calls = MetricCalls(spec.max_metric_calls, spec.metric_calls_before)
     starters = [StartedOnOneThread(sandboxes), StartedOnOneThread(run_sandboxes)]
     lanes = Lanes(*starters, min(spec.window, MAX_LANES))
     adapter = SandboxAdapter(
@@ -333,10 +379,11 @@ def run_dspy_gepa(
         max_metric_calls=spec.max_metric_calls,
         every_s=every_s,
         text_of=text_of,
+        calls=calls,
     )
     os.makedirs(spec.run_dir, exist_ok=True)
     try:
-        ended = _compile(spec, adapter, lanes, progress, reflection, watch, cancel, budget)
+        ended = _compile(spec, adapter, lanes, progress, reflection, watch, cancel, budget, calls)
         return ended, progress
     finally:
         lanes.close()
@@ -367,7 +414,7 @@ def _run_log(run_dir: str):
         logger.propagate = propagate
 
 
-def _compile(spec, adapter, lanes, progress, reflection, watch, cancel, budget) -> Outcome:
+def _compile(spec, adapter, lanes, progress, reflection, watch, cancel, budget, calls) -> Outcome:
     import dspy
 
     # Nothing of one run's model calls is kept for another (its LMs are cache=False too).
@@ -378,6 +425,7 @@ def _compile(spec, adapter, lanes, progress, reflection, watch, cancel, budget) 
     stop_cancel = CancelStopper(cancel)
     stop_spend = SpendStopper(budget, watch)
     perfect = PerfectStopper()
+    stop_calls = CallsStopper(calls, spec.minibatch_size)
     try:
         try:
             predictors, failed = cases.describe()
@@ -408,12 +456,19 @@ def _compile(spec, adapter, lanes, progress, reflection, watch, cancel, budget) 
             seed=spec.seed,
             warn_on_score_mismatch=False,
             gepa_kwargs={
-                "stop_callbacks": [stop_cancel, stop_spend, WatchStopper(watch), perfect],
+                "stop_callbacks": [
+                    stop_cancel,
+                    stop_spend,
+                    WatchStopper(watch),
+                    perfect,
+                    stop_calls,
+                ],
                 "callbacks": [progress],
                 "cache_evaluation": False,
             },
         )
-        with _run_log(spec.run_dir), dspy.context(lm=None, trace=None):
+        gate = _gate(calls, cases, resume=resuming(spec.run_dir))
+        with _run_log(spec.run_dir), dspy.context(lm=None, trace=None, callbacks=[gate]):
             optimized = optimizer.compile(student, trainset=train, valset=val)
     except Abort as abort:
         # The cases still in flight on dspy's other threads: stop them, keep nothing.
@@ -428,7 +483,7 @@ def _compile(spec, adapter, lanes, progress, reflection, watch, cancel, budget) 
         return ended
     progress.flush(force=True)
     results = getattr(optimized, "detailed_results", None)
-    ended = outcome_of_stop(spec, stop_cancel, watch, stop_spend, perfect)
+    ended = outcome_of_stop(spec, stop_cancel, watch, stop_spend, perfect, stop_calls)
     if results is not None:
         ended.params = {**ended.params, "best_idx": int(results.best_idx)}
     return ended

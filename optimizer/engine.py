@@ -16,13 +16,29 @@ from dataclasses import dataclass, field
 
 from contract.cancel import Cancel
 from optimizer.adapter import COMPONENT, MetricFailed, RunStopped, SandboxAdapter, SandboxFailed
+from optimizer.calls import CallsSpent, MetricCalls
 from optimizer.models import BudgetReached, ProviderFailed, ReflectionModel
 from optimizer.progress import Progress, Sink
 from optimizer.sandboxes import HeldSandboxes
-from optimizer.stoppers import CancelStopper, PerfectStopper, SpendStopper, WatchStopper
+from optimizer.stoppers import (
+    CallsStopper,
+    CancelStopper,
+    PerfectStopper,
+    SpendStopper,
+    WatchStopper,
+)
 
 STOP_FILE = "gepa.stop"
 LOG_FILE = "run_log.txt"
+STATE_FILE = "gepa_state.bin"
+
+
+def resuming(run_dir: str) -> bool:
+    """Whether gepa will resume from a checkpoint in run_dir (its own test). It then
+    scores the seed on the validation cases once more before it loads the checkpoint,
+    and keeps the checkpoint's scores: the engines answer that batch without running it,
+    so that a resumed run spends none of its budget on it."""
+    return os.path.exists(os.path.join(run_dir, STATE_FILE))
 
 
 class RunLog:
@@ -42,7 +58,9 @@ class RunLog:
 class Outcome:
     """How the run ended. `ended`: "finished" (a budget or a stop reached: `reason` is
     "metric_calls", "usd_budget", "stop_file", "perfect_score"), "cancelled", "paused" (resumable:
-    `reason` "provider_failed" or "sandbox_unavailable") or "failed" ("metric_failed")."""
+    `reason` "provider_failed" or "sandbox_unavailable") or "failed" ("metric_failed").
+    A run that stopped short of its metric calls (its next step needed more than was
+    left) has `params` {"needed": the calls that step needed}."""
 
     ended: str
     reason: str
@@ -67,6 +85,8 @@ class RunSpec:
     seed: int = 0
     # A DSPy program's: the dataset's output columns (what its metric gets as output).
     output_fields: tuple[str, ...] = ()
+    # The metric calls the run's earlier attempts made: a resumed run's budget counts them.
+    metric_calls_before: int = 0
 
 
 def spend_reader(adapter: SandboxAdapter, reflection: ReflectionModel, budget):
@@ -105,6 +125,7 @@ def run_gepa(
 
     cancel = cancel or Cancel()
     held = HeldSandboxes(sandboxes)
+    calls = MetricCalls(spec.max_metric_calls, spec.metric_calls_before)
     adapter = SandboxAdapter(
         source=spec.source,
         kind=spec.kind,
@@ -118,6 +139,7 @@ def run_gepa(
         watch=watch,
         window=spec.window,
         cancel=cancel,
+        calls=calls,
     )
 
     progress = Progress(
@@ -126,6 +148,7 @@ def run_gepa(
         spend=spend_reader(adapter, reflection, budget),
         max_metric_calls=spec.max_metric_calls,
         every_s=every_s,
+        calls=calls,
     )
     stop_cancel = CancelStopper(cancel)
     stop_spend = SpendStopper(budget, watch)
@@ -140,6 +163,8 @@ def _optimize(spec, adapter, progress, reflection, watch, stop_cancel, stop_spen
     import gepa
 
     perfect = PerfectStopper()
+    stop_calls = CallsStopper(adapter.calls, spec.minibatch_size)
+    adapter.discard_next = resuming(spec.run_dir)
 
     try:
         gepa.optimize(
@@ -149,7 +174,7 @@ def _optimize(spec, adapter, progress, reflection, watch, stop_cancel, stop_spen
             adapter=adapter,
             reflection_lm=reflection,
             max_metric_calls=spec.max_metric_calls,
-            stop_callbacks=[stop_cancel, stop_spend, WatchStopper(watch), perfect],
+            stop_callbacks=[stop_cancel, stop_spend, WatchStopper(watch), perfect, stop_calls],
             reflection_minibatch_size=spec.minibatch_size,
             run_dir=spec.run_dir,
             logger=RunLog(os.path.join(spec.run_dir, LOG_FILE)),
@@ -167,7 +192,8 @@ def _optimize(spec, adapter, progress, reflection, watch, stop_cancel, stop_spen
         progress.flush(force=True)
         return ended, progress
     progress.flush(force=True)
-    return outcome_of_stop(spec, stop_cancel, watch, stop_spend, perfect), progress
+    ended = outcome_of_stop(spec, stop_cancel, watch, stop_spend, perfect, stop_calls)
+    return ended, progress
 
 
 def outcome_of_error(exc: Exception, *, known_only: bool = False) -> Outcome | None:
@@ -185,12 +211,14 @@ def outcome_of_error(exc: Exception, *, known_only: bool = False) -> Outcome | N
         )
     if isinstance(exc, MetricFailed):
         return Outcome("failed", "metric_failed", exc.params)
+    if isinstance(exc, CallsSpent):
+        return Outcome("finished", "metric_calls", {"needed": exc.needed})
     if known_only:
         return None
     raise exc
 
 
-def outcome_of_stop(spec, stop_cancel, watch, stop_spend, perfect) -> Outcome:
+def outcome_of_stop(spec, stop_cancel, watch, stop_spend, perfect, stop_calls) -> Outcome:
     """How a run that gepa ended on its own ended: which stop fired."""
     if stop_cancel.fired:
         return Outcome("cancelled", "cancelled")
@@ -204,4 +232,6 @@ def outcome_of_stop(spec, stop_cancel, watch, stop_spend, perfect) -> Outcome:
         return Outcome("finished", "stop_file")
     if perfect.fired:
         return Outcome("finished", "perfect_score")
+    if stop_calls.fired and stop_calls.calls.left:
+        return Outcome("finished", "metric_calls", {"needed": stop_calls.needed})
     return Outcome("finished", "metric_calls")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from optimizer.adapter import COMPONENT, SandboxAdapter, candidate_digest
+from optimizer.calls import MetricCalls
 
 
 class Sink(Protocol):
@@ -21,6 +22,13 @@ class Sink(Protocol):
     def candidates(self, rows: list[dict]) -> None: ...
     def events(self, rows: list[dict]) -> None: ...
     def checkpoint(self, run_dir: str) -> None: ...
+
+
+# Why gepa skipped reflecting on a parent (its EvaluationSkippedEvent's reason), as the
+# run's events name it.
+SKIP_CODES = {"all_scores_perfect": "perfect_minibatch", "no_trajectories": "no_traces"}
+# The most of a minibatch's cases an event names (a run's minibatches have 3).
+MINIBATCH_NAMED = 50
 
 
 def _score(value: object) -> float:
@@ -47,6 +55,7 @@ class Progress:
         every_s: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
         text_of: Callable[[dict], str] | None = None,
+        calls: MetricCalls | None = None,
     ) -> None:
         self.sink = sink
         # A candidate (gepa's {component: text}) as the one text the run page shows.
@@ -54,6 +63,9 @@ class Progress:
         self.adapter = adapter
         self.spend = spend
         self.max_metric_calls = max_metric_calls
+        # The calls the budget counted: the run's earlier attempts' too, which a resumed
+        # gepa's own count (its checkpoint's) can lack.
+        self.calls = calls
         self.every_s = every_s
         self.clock = clock
         self.state = None
@@ -64,12 +76,16 @@ class Progress:
         self.last = 0.0
         self.seq = 0
         self.proposed = ""  # the digest of the latest proposal
+        # This iteration's (parent, minibatch) pairs, in the order gepa sampled them: a
+        # skipped evaluation names its parent only, and the log says which cases it had.
+        self.sampled: list[tuple[int, list]] = []
 
     # -- what gepa tells ----------------------------------------------------------
 
     def on_iteration_start(self, event) -> None:
         self.state = event["state"]
         self.iteration = event["iteration"]
+        self.sampled = []
         self._event("iteration", {})
 
     def on_iteration_end(self, event) -> None:
@@ -79,6 +95,32 @@ class Progress:
     def on_candidate_selected(self, event) -> None:
         self._event(
             "parent_selected", {"parent": event["candidate_idx"], "score": _score(event["score"])}
+        )
+        self.sampled.append((event["candidate_idx"], []))
+
+    def on_minibatch_sampled(self, event) -> None:
+        # gepa tells each parent's minibatch right after the parent.
+        if self.sampled:
+            parent, _ = self.sampled[-1]
+            ids = [i for i in event["minibatch_ids"] if isinstance(i, int)][:MINIBATCH_NAMED]
+            self.sampled[-1] = (parent, ids)
+
+    def on_evaluation_skipped(self, event) -> None:
+        """gepa proposes nothing from a parent whose minibatch leaves nothing to learn
+        (every case at the perfect score, or no traces): no reflection call, no new
+        candidate, only the minibatch's metric calls spent. Without this the log shows an
+        iteration that picked a parent and then did nothing, and does not say why."""
+        parent = event["candidate_idx"]
+        cases: list = []
+        for at, (idx, ids) in enumerate(self.sampled):
+            if idx == parent:  # the first of its tasks not yet told of
+                cases = ids
+                del self.sampled[at]
+                break
+        reason = str(event.get("reason") or "")
+        self._event(
+            "reflection_skipped",
+            {"code": SKIP_CODES.get(reason, reason[:40]), "candidate": parent, "cases": cases},
         )
 
     def on_proposal_end(self, event) -> None:
@@ -181,6 +223,8 @@ class Progress:
     def snapshot(self) -> dict:
         state = self.state
         spend = self.spend()
+        if self.calls is not None:
+            self.metric_calls = max(self.metric_calls, self.calls.used)
         progress = {
             "iteration": self.iteration,
             "metric_calls": self.metric_calls,

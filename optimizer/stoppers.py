@@ -1,10 +1,12 @@
 """The run's stops besides gepa's own (its metric-call budget, and the `gepa.stop` file
-in the run directory): the user's Cancel, and the run's dollar budget across its three
-models. gepa asks each stopper before every iteration; `fired` says which one stopped it."""
+in the run directory): the user's Cancel, the run's dollar budget across its three
+models, and what is left of its metric calls. gepa asks each stopper before every
+iteration; `fired` says which one stopped it."""
 
 from __future__ import annotations
 
 from contract.cancel import Cancel
+from optimizer.calls import MetricCalls
 from optimizer.models import ProviderWatch
 from providers.budget import Budget
 
@@ -61,4 +63,21 @@ class PerfectStopper:
         self.fired = self.fired or any(
             s and all(float(v) >= self.perfect for v in s.values()) for s in scores
         )
+        return self.fired
+
+
+class CallsStopper:
+    """Stops before an iteration that could not find a candidate within the metric calls
+    left: an iteration first scores its parent on a minibatch and then the proposal on
+    the same minibatch, so with fewer than two minibatches left the proposal's batch would
+    be refused (calls.MetricCalls) after the parent's was paid for, for nothing."""
+
+    def __init__(self, calls: MetricCalls, minibatch_size: int) -> None:
+        self.calls = calls
+        self.needed = 2 * max(1, minibatch_size)
+        self.fired = False
+
+    def __call__(self, state) -> bool:
+        self.calls.catch_up(int(getattr(state, "total_num_evals", 0) or 0))
+        self.fired = self.fired or self.calls.left < self.needed
         return self.fired

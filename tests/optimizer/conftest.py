@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from contract import sandbox
+from contract.sandbox import site
 from contract.warm import WarmSandbox
 from optimizer.models import RunModels
 from providers.catalogue import parse_catalogue
@@ -37,6 +41,15 @@ class KeptWarm:
     def close(self) -> None:
         for warm in self.idle:
             warm.close()
+
+
+@pytest.fixture(scope="module")
+def dspy_config():
+    """A sandbox that can load dspy: its packages staged for the sandbox."""
+    config = sandbox.SandboxConfig()
+    staged = site.site_packages(sandbox.stage_gid(config))
+    assert staged, "dspy's packages could not be staged for the sandbox"
+    return dataclasses.replace(config, site_packages=staged)
 
 
 @pytest.fixture

@@ -4,26 +4,13 @@ stand-in in this process, the models over real HTTP (tests.quiz's DSPy world).""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
-import pytest
-
-from contract import sandbox
 from contract.runner import OnDemand
-from contract.sandbox import site
 from optimizer.dspy_engine import MAX_LANES, run_dspy_gepa
 from optimizer.engine import RunSpec
 from tests import quiz
 from tests.optimizer.test_gepa_engine import Recorder, split
-
-
-@pytest.fixture(scope="module")
-def dspy_config():
-    config = sandbox.SandboxConfig()
-    staged = site.site_packages(sandbox.stage_gid(config))
-    assert staged, "dspy's packages could not be staged for the sandbox"
-    return dataclasses.replace(config, site_packages=staged)
 
 
 def run(
@@ -36,6 +23,7 @@ def run(
     budget=60,
     cancel=None,
     task_for=None,
+    **kw,
 ):
     train, val = split(quiz.rows())
     spec = RunSpec(
@@ -48,6 +36,7 @@ def run(
         max_metric_calls=budget,
         run_dir=str(tmp_path / "run"),
         output_fields=("capital",),
+        **kw,
     )
     sink = Recorder()
     outcome, _ = run_dspy_gepa(
