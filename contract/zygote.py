@@ -3,11 +3,11 @@
 Starting bubblewrap and an interpreter and importing the runtime costs about 60 ms of CPU
 per sandbox, which is what bounds checks per second on a small machine. The zygote
 (runtime/skynet_zygote.py) is started once, inside bubblewrap, and forks each check its
-own sandbox: new mount, pid, ipc, network and uts namespaces, a new /proc and /tmp,
-every capability dropped, then the worker moves it into the check's cgroup and the
-script (skynet_warm.py) applies the rest of the confinement (uid check, rlimits, the
-syscall filter loaded from the worker's program, a clean environment) as every sandbox
-does. Nothing of one check sandbox is visible to another; each is killed whole after its
+own sandbox: new mount, pid, ipc, network and uts namespaces, a new /proc and a new,
+noexec /tmp, every capability dropped, then the worker moves it into the check's cgroup
+and the script (skynet_warm.py) applies the rest of the confinement (uid check, rlimits,
+Landlock, the syscall filter loaded from the worker's program, a clean environment) as
+every sandbox does. Nothing of one check sandbox is visible to another; each is killed whole after its
 check (its pid namespace's init, and its cgroup).
 
 Used only where `sandbox.zygote_possible()`: bwrap mode with a cgroup. Elsewhere every

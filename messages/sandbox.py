@@ -11,8 +11,10 @@ from messages.formatting import fill
 # The sandbox's confinement layers, as a check result lists them.
 LAYER_NAMES = {
     "namespaces": _("namespaces (bubblewrap)"),
+    "noexec": _("nothing written can be run (noexec /tmp)"),
     "unprivileged_uid": _("unprivileged user"),
     "seccomp": _("seccomp filter"),
+    "landlock": _("only installed programs can run (Landlock)"),
     "rlimits": _("resource limits"),
     "pdeathsig": _("ends with its parent"),
     "clean_env": _("clean environment"),

@@ -6,8 +6,8 @@ namespaces and mounts; CAP_SETPCAP, to drop the bounding set). No user code ever
 this process or with those capabilities. Per check sandbox it is asked for, it forks:
 
     zygote ── C: unshare(mount, pid, ipc, net, uts), then waits for I and reports its end
-               └─ I: pid 1 of the new pid namespace; a fresh /proc and a fresh, capped
-                  /tmp; every capability dropped (bounding, ambient, inheritable,
+               └─ I: pid 1 of the new pid namespace; a fresh /proc and a fresh, capped,
+                  noexec /tmp; every capability dropped (bounding, ambient, inheritable,
                   permitted, effective) and checked to be gone; then, once the worker
                   has moved it into the check's cgroup, the script's main(argv) runs,
                   in-process, from this warm state (the module is already imported:
@@ -50,7 +50,7 @@ import sys
 
 import skynet_warm  # imported here once, so each check starts warm
 
-from skynet import wire
+from skynet import _noexec, wire
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -70,15 +70,9 @@ MS_PRIVATE = 1 << 18
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
-_PR_CAPBSET_DROP = 24
-_PR_CAP_AMBIENT = 47
-_PR_CAP_AMBIENT_CLEAR_ALL = 4
-_CAP_VERSION_3 = 0x20080522
-_SYS_CAPSET = 126  # x86_64
 
 # What bwrap covers read-only in its own /proc; the fresh /proc gets the same.
 _PROC_COVERS = ("sys", "sysrq-trigger", "irq", "bus")
-_CAP_FIELDS = ("CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:")
 _EXIT_INTERNAL = 70
 _FDS_PER_SPAWN = 3
 
@@ -112,43 +106,17 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str |
     )
 
 
-class _CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = [
-        ("effective", ctypes.c_uint32),
-        ("permitted", ctypes.c_uint32),
-        ("inheritable", ctypes.c_uint32),
-    ]
-
-
-def drop_capabilities() -> None:
-    """Give up every capability for good, and prove it from /proc/self/status."""
-    with open("/proc/sys/kernel/cap_last_cap") as fh:
-        last = int(fh.read())
-    for cap in range(last + 1):
-        _check(_prctl(_PR_CAPBSET_DROP, cap), f"drop capability {cap}")
-    _check(_prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL), "clear ambient capabilities")
-    header = _CapHeader(_CAP_VERSION_3, 0)
-    data = (_CapData * 2)()
-    _check(_libc.syscall(_SYS_CAPSET, ctypes.byref(header), data), "capset")
-    with open("/proc/self/status") as fh:
-        held = [line for line in fh if line.startswith(_CAP_FIELDS) and int(line.split()[1], 16)]
-    if held:
-        raise ZygoteError("capabilities still held: " + " ".join(x.split()[0] for x in held))
-
-
 def _fresh_filesystems(tmp_size: int) -> None:
-    """In I: a /proc of the new pid namespace and an empty /tmp of its own."""
+    """In I: a /proc of the new pid namespace and an empty /tmp of its own, noexec: the
+    only place the check can write, so nothing it writes can be run (skynet._noexec)."""
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
     for name in _PROC_COVERS:
         path = "/proc/" + name
         if os.path.exists(path):
             _mount(path, path, None, MS_BIND | MS_REC, None)
             _mount(path, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, None)
-    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_size},mode=0755")
+    tmp_flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    _mount("tmpfs", "/tmp", "tmpfs", tmp_flags, f"size={tmp_size},mode=0755")
     os.chdir("/tmp")
 
 
@@ -156,7 +124,7 @@ def _init(control: socket.socket, out_fd: int, err_fd: int, frame: dict, tmp_siz
     """In I, pid 1 of the check's own pid namespace: become the check's sandbox."""
     _check(_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL), "pdeathsig")
     _fresh_filesystems(tmp_size)
-    drop_capabilities()
+    _noexec.drop_capabilities(_libc)
     # The same process state as a sandbox bwrap starts: no inherited signal handling.
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     os.dup2(out_fd, 1)

@@ -6,9 +6,12 @@ user code could start) for a bare interpreter and then with each layer added:
     bare        python -E -s -B child.py FD, reads the job, answers
     +rlimits    + _confine.apply() without seccomp (rlimits, PDEATHSIG, env check)
     +seccomp    + the worker's seccomp filter, loaded by the child (BPF from the job)
+    +landlock   + Landlock: execve only beneath the installed folders (where the kernel
+                  has it)
     +uid        + setpriv to an unprivileged uid (SKYNET_SANDBOX=unconfined, no cgroup)
     +cgroup     + a cgroup of its own for the check's memory and processes
-    +bwrap      + bubblewrap namespaces, filter installed by bwrap (the full sandbox)
+    +bwrap      + bubblewrap namespaces and the sandbox's own noexec /tmp, made with the
+                  capabilities it starts with and drops (the full sandbox)
 
 Variants run round-robin so drift hits them alike; the bare baseline is measured in the same
 run. Usage (as root, like the worker): .venv/bin/python scripts/bench_sandbox.py [--runs 30]
@@ -72,13 +75,15 @@ def _variants(runtime_dir: str, timeout_s: float) -> dict:
     no_uid = sandbox.SandboxConfig(uid=None, mode="unconfined", cgroup="off")
     env = sandbox.sandbox_env()
 
-    def direct(seccomp: bool | None):
+    def direct(seccomp: bool | None, landlock: bool = False):
         def build(fd: int):
             limits = None
             if seccomp is not None:
                 limits = {**sandbox.limits_for(timeout_s, no_uid), "required": []}
                 if not seccomp:
                     limits["seccomp"] = None
+                if not landlock:
+                    limits.pop("exec_paths", None)
             return [*plain_argv, str(fd)], env, limits, None
 
         return build
@@ -97,6 +102,8 @@ def _variants(runtime_dir: str, timeout_s: float) -> dict:
         "+rlimits": direct(False),
         "+seccomp": direct(True),
     }
+    if "landlock" in sandbox.active_layers(no_uid):
+        variants["+landlock"] = direct(True, landlock=True)
     if os.geteuid() == 0:
         unconfined = sandbox.SandboxConfig(mode="unconfined", cgroup="off")
         variants["+uid"] = through_prepare(unconfined)

@@ -21,11 +21,20 @@ Layers (stable codes, see `LAYERS`), from the outside in:
   interpreter), the staged runtime at /opt/skynet (read-only), an empty size-capped /tmp,
   a private /proc and a minimal /dev. No /work, /root, /etc/shadow or database.
   --die-with-parent.
+* ``noexec``: under bubblewrap the only writable place, /tmp, is mounted noexec, so
+  nothing a check writes can be executed or mapped executable (the dynamic loader
+  included), whatever its mode: made by the zygote for each check sandbox, or by a
+  sandbox bwrap starts alone in a mount namespace of its own, with the two capabilities
+  it is started with for that and drops, checked, before anything else runs
+  (skynet._noexec).
 * ``unprivileged_uid``: the sandbox runs as uid 65534 (or one uid per slot), switched with
   util-linux `setpriv` in front of the command, so `Popen` keeps its fast vfork path (no
   preexec_fn, no user=). Without setpriv a two-line Python trampoline does the same.
-* ``seccomp``: a filter built here, in the worker (contract.sandbox.seccomp), installed by
-  bwrap before the interpreter starts (unconfined: by the child, from the same bytes).
+* ``seccomp``: a filter built here, in the worker (contract.sandbox.seccomp), loaded by
+  the child from the job's bytes before any user code.
+* ``landlock``: where the kernel has it (ABI 2, Linux 5.19), execve only beneath the
+  installed folders (/usr, the interpreter's): the one exec wall of the unconfined mode
+  beside the filter's refusal of exec bits.
 * ``cgroup``: one memory and process limit for everything the sandbox starts
   (contract.sandbox.cgroups); without one, the rlimits are split so the processes together
   stay within the check's memory limit.
@@ -33,7 +42,8 @@ Layers (stable codes, see `LAYERS`), from the outside in:
 * ``rlimits``, ``pdeathsig``: set inside the child by `_confine.apply()`.
 
 The mode "unconfined" (SKYNET_SANDBOX=unconfined, for a single-user machine whose kernel
-forbids user namespaces) keeps every layer but the namespaces; it is never chosen for you.
+forbids user namespaces) keeps every layer but the namespaces and the noexec mount; it is
+never chosen for you.
 
 Process limits and uids: RLIMIT_NPROC is counted per uid *and per user namespace*. Under
 bubblewrap each sandbox has its own user namespace, so the shared uid 65534 is fine: a fork

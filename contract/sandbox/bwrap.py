@@ -2,7 +2,7 @@
 
 `prepare()` puts the staged runtime's bind (contract.sandbox.launch) between
 `_bwrap_prefix()` and `_bwrap_tail()`; the detection probe (contract.sandbox.detect) runs
-the same two around `true`, so what it proves is what every launch gets.
+the same two, with ALONE_FLAGS, around `true`, so what it proves is what every launch gets.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import functools
 import os
 import subprocess
 
-from contract.sandbox.config import _SANDBOX_ENV, SandboxConfig, sandbox_env
+from contract.sandbox.config import _SANDBOX_ENV, TMP_MOUNT, SandboxConfig, sandbox_env
 
 
 @functools.lru_cache(maxsize=4)
@@ -48,10 +48,33 @@ _NAMESPACE_FLAGS = (
 )
 
 
+# Held by a sandbox's first process inside bwrap's user namespace, and only there: a
+# sandbox bwrap starts alone uses them in its first moments to remount its /tmp noexec
+# (bwrap's --tmpfs takes no mount flags) and then drops them all, checked, before anything
+# else runs (skynet._noexec); a zygote keeps them to make each check sandbox's namespaces.
+SETUP_CAPS = ("--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP")
+# A sandbox bwrap starts alone: its first process is its pid 1. bwrap's reaper would
+# otherwise stay in bwrap's mount namespace, where /tmp is not noexec, within reach of
+# /proc/1/root. Not optional: a bwrap without it fails the detection probe.
+ALONE_FLAGS = (*SETUP_CAPS, "--as-pid-1")
+
+_TOP_FOLDERS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def _interpreter_prefixes(config: SandboxConfig) -> set[str]:
+    """The install folders of an interpreter outside /usr (a pyenv or /opt build)."""
+    found = set()
+    for candidate in (config.python, os.path.realpath(config.python)):
+        prefix = os.path.dirname(os.path.dirname(os.path.abspath(candidate)))
+        if prefix != "/usr" and not prefix.startswith("/usr/") and prefix != "/":
+            found.add(prefix)
+    return found
+
+
 def _system_binds(config: SandboxConfig) -> list[str]:
     """Read-only view of the interpreter: /usr, the merged-/usr links, and the loader cache."""
     args = ["--ro-bind", "/usr", "/usr"]
-    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+    for name in _TOP_FOLDERS:
         path = "/" + name
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
@@ -60,14 +83,19 @@ def _system_binds(config: SandboxConfig) -> list[str]:
     for path in ("/etc/ld.so.cache", "/etc/localtime"):
         if os.path.exists(path):
             args += ["--ro-bind", os.path.realpath(path), path]
-    extra = set(config.extra_ro_binds)
-    for candidate in (config.python, os.path.realpath(config.python)):
-        prefix = os.path.dirname(os.path.dirname(os.path.abspath(candidate)))
-        if prefix != "/usr" and not prefix.startswith("/usr/") and prefix != "/":
-            extra.add(prefix)
+    extra = set(config.extra_ro_binds) | _interpreter_prefixes(config)
     for path in sorted(extra):
         args += ["--ro-bind", path, path]
     return args
+
+
+def exec_folders(config: SandboxConfig) -> list[str]:
+    """Where a sandbox may execute programs from (Landlock, skynet._noexec): the installed
+    system and the interpreter's own folders, the same paths inside bwrap and out. Never
+    /tmp, /var/tmp, /dev/shm or a home folder: nothing a check can write."""
+    folders = {"/usr", *config.extra_ro_binds, *_interpreter_prefixes(config)}
+    folders.update("/" + name for name in _TOP_FOLDERS if os.path.isdir("/" + name))
+    return sorted(folders)
 
 
 def _supported(bwrap: str, args: list[str]) -> list[str]:
@@ -93,10 +121,11 @@ def _bwrap_prefix(config: SandboxConfig, bwrap: str) -> list[str]:
 
 
 def _bwrap_tail(config: SandboxConfig, bwrap: str, seccomp_fd: int | None) -> list[str]:
-    """Mounts made after the runtime binds, the syscall filter and the environment.
+    """Mounts made after the runtime binds, a syscall filter and the environment.
 
-    bwrap reads the filter from `seccomp_fd` and installs it (with no_new_privs) right
-    before it starts the command: the interpreter runs filtered from its first syscall.
+    Only the detection probe passes `seccomp_fd`: bwrap then installs that filter before
+    `true`, which proves the kernel takes the program. A sandbox loads it itself
+    (skynet._confine), after its noexec mount, which the filter would refuse.
     """
     args = [] if seccomp_fd is None else ["--seccomp", str(seccomp_fd)]
     args += [
@@ -107,7 +136,7 @@ def _bwrap_tail(config: SandboxConfig, bwrap: str, seccomp_fd: int | None) -> li
         "--size",
         str(config.tmp_size_mb * 1024 * 1024),
         "--tmpfs",
-        "/tmp",
+        TMP_MOUNT,
         # bwrap leaves its root tmpfs and /dev writable and without a size cap: make them
         # read-only so the only writable place is the capped /tmp.
         "--remount-ro",
@@ -115,7 +144,7 @@ def _bwrap_tail(config: SandboxConfig, bwrap: str, seccomp_fd: int | None) -> li
         "--remount-ro",
         "/",
         "--chdir",
-        "/tmp",
+        TMP_MOUNT,
         "--clearenv",
     ]
     for key, value in _SANDBOX_ENV.items():

@@ -25,7 +25,15 @@ if TYPE_CHECKING:
 
 # Layers only the child can confirm; `_confine.apply()` reports them and fails closed when
 # one listed in limits["required"] does not hold.
-CHILD_LAYERS = ("unprivileged_uid", "seccomp", "rlimits", "pdeathsig", "clean_env")
+CHILD_LAYERS = (
+    "noexec",
+    "unprivileged_uid",
+    "seccomp",
+    "landlock",
+    "rlimits",
+    "pdeathsig",
+    "clean_env",
+)
 
 # "bwrap": every layer, or no check runs. "unconfined": no namespaces, for a single-user
 # machine whose kernel forbids them, and only when an operator asks (SKYNET_SANDBOX).
@@ -40,12 +48,14 @@ SLOT_UID_BASE = 60000
 # the staged libraries (contract.sandbox.site).
 RUNTIME_MOUNT = "/opt/skynet"
 SITE_MOUNT = "/opt/skynet-site"
+# The only place a sandbox with namespaces can write, mounted noexec (skynet._noexec).
+TMP_MOUNT = "/tmp"
 
 DEFAULT_RUNTIME_DIR = RUNTIME_DIR  # contract.runtime_path: the one place that knows it
 
-# Without a cgroup, the check's memory is split between this many processes (bwrap's own
-# init among them), each limited to memory_mb / FALLBACK_PROCESSES of address space, so
-# all of them together still fit in memory_mb.
+# Without a cgroup, the check's memory is split between this many processes, each limited
+# to memory_mb / FALLBACK_PROCESSES of address space, so all of them together still fit
+# in memory_mb.
 FALLBACK_PROCESSES = 8
 
 
@@ -170,7 +180,7 @@ class SandboxConfig:
 @dataclass
 class Launch:
     """How to start one sandboxed child, and what it holds until kill() ends it: the
-    descriptors bwrap reads at start (the seccomp program) and the case's cgroup."""
+    descriptors it must inherit, if any, and the case's cgroup."""
 
     argv: list[str]
     env: dict[str, str]

@@ -1,14 +1,18 @@
 """What a launch with a given config gets, decided once per process and config.
 
-`_plan()` checks, in order: the platform, the interpreter, the seccomp filter, the cgroup
-for the check's aggregate limits, and (mode "bwrap") the staged bwrap, by running `true`
-through the very command line every launch uses. Anything missing that a layer needs makes
-the plan *unavailable*: `prepare()` then raises SandboxUnavailable and no check runs. Only
-the cgroup may be missing; the check's limits are then held by splitting rlimits instead.
+`_plan()` checks, in order: the platform, the interpreter, the seccomp filter, Landlock,
+the cgroup for the check's aggregate limits, and (mode "bwrap") the staged bwrap, by
+running `true` through the very command line every launch uses. Anything missing that a
+layer needs makes the plan *unavailable*: `prepare()` then raises SandboxUnavailable and no
+check runs. Only the cgroup and Landlock may be missing: the check's limits are then held by
+splitting rlimits instead, and without Landlock execve is not limited to the installed
+folders (under bwrap the noexec /tmp still keeps anything written from running; unconfined,
+only the filter's refusal of exec bits does).
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import logging
 import os
@@ -19,7 +23,13 @@ import threading
 from dataclasses import dataclass
 
 from contract.sandbox import seccomp
-from contract.sandbox.bwrap import _OPTIONAL_FLAGS, _bwrap_options, _bwrap_prefix, _bwrap_tail
+from contract.sandbox.bwrap import (
+    _OPTIONAL_FLAGS,
+    ALONE_FLAGS,
+    _bwrap_options,
+    _bwrap_prefix,
+    _bwrap_tail,
+)
 from contract.sandbox.cgroups import CgroupPlan
 from contract.sandbox.cgroups import detect as detect_cgroups
 from contract.sandbox.config import (
@@ -35,6 +45,7 @@ from contract.sandbox.config import (
 from contract.sandbox.errors import SandboxUnavailable
 from contract.sandbox.processes import _reap_adopted
 from contract.sandbox.stage import stage, wheel_bwrap
+from skynet import _noexec
 
 log = logging.getLogger("contract.sandbox")
 
@@ -140,6 +151,16 @@ def _detect(config: SandboxConfig) -> _Plan:
         except SandboxUnavailable as exc:
             return _unavailable(config, exc)
         child_layers.append("seccomp")
+    abi = _noexec.landlock_abi(ctypes.CDLL(None, use_errno=True))
+    if abi >= _noexec.LANDLOCK_MIN_ABI:
+        child_layers.append("landlock")
+    else:
+        log.info(
+            "sandbox: no Landlock (ABI %d, %d needed): execve is not limited to the "
+            "installed folders",
+            abi,
+            _noexec.LANDLOCK_MIN_ABI,
+        )
     found = detect_cgroups(None if config.cgroup in ("auto", "off") else config.cgroup)
     cgroup = found.plan if config.cgroup != "off" else None
     cgroup_reason = "turned off" if config.cgroup == "off" else found.reason
@@ -172,7 +193,7 @@ def _detect(config: SandboxConfig) -> _Plan:
         source,
         config.bwrap is None,
         privdrop,
-        _ordered([*child_layers, "namespaces"]),
+        _ordered([*child_layers, "namespaces", "noexec"]),
         cgroup,
         cgroup_reason,
     )
@@ -204,11 +225,12 @@ def launch_bwrap(plan: _Plan, config: SandboxConfig, runtime_dir: str) -> str:
 def _probe_bwrap(
     config: SandboxConfig, bwrap: str, privdrop: tuple[str, ...]
 ) -> SandboxUnavailable | None:
-    """Run `true` through the real bwrap command line (filter included); why it fails."""
+    """Run `true` through the real bwrap command line of a sandbox started alone, with the
+    filter installed by bwrap (which proves the kernel takes it); why it fails."""
     true = "/usr/bin/true" if os.path.exists("/usr/bin/true") else "/bin/true"
     fd = seccomp.program_fd() if config.seccomp else None
     tail = _bwrap_tail(config, bwrap, fd)
-    argv = [*privdrop, *_bwrap_prefix(config, bwrap), *tail, "--", true]
+    argv = [*privdrop, *_bwrap_prefix(config, bwrap), *ALONE_FLAGS, *tail, "--", true]
     try:
         done = subprocess.run(
             argv,

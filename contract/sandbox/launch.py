@@ -1,7 +1,7 @@
 """The runner's API for starting a child: `prepare()` and `limits_for()`.
 
-`prepare()` stages the runtime folder (contract.sandbox.stage), makes the launch's cgroup
-and seccomp descriptor, and returns the exact command line and environment in a Launch;
+`prepare()` stages the runtime folder (contract.sandbox.stage), makes the launch's cgroup,
+and returns the exact command line and environment in a Launch;
 the runner starts the child itself (`launch.popen()`) and always ends it with kill().
 `launch.limits` is what the runner sends the child as job["limits"].
 """
@@ -15,7 +15,7 @@ import os
 
 from contract.libraries import PRELOAD
 from contract.sandbox import seccomp
-from contract.sandbox.bwrap import _bwrap_prefix, _bwrap_tail
+from contract.sandbox.bwrap import ALONE_FLAGS, SETUP_CAPS, _bwrap_prefix, _bwrap_tail, exec_folders
 from contract.sandbox.cgroups import CaseGroup
 from contract.sandbox.config import (
     _SANDBOX_ENV,
@@ -23,6 +23,7 @@ from contract.sandbox.config import (
     FALLBACK_PROCESSES,
     RUNTIME_MOUNT,
     SITE_MOUNT,
+    TMP_MOUNT,
     Launch,
     SandboxConfig,
     _exclusive_uid,
@@ -36,10 +37,6 @@ from contract.sandbox.stage import stage
 log = logging.getLogger("contract.sandbox")
 
 _PYTHON_FLAGS = ("-E", "-s", "-B")
-# What the zygote (runtime/skynet_zygote.py) may do inside bwrap's user namespace, and
-# only there: make each check's namespaces and mounts, and drop the bounding set. Every
-# check sandbox it forks drops them all before anything else runs.
-_ZYGOTE_CAPS = ("--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP")
 # RLIMIT_NPROC counts per user namespace, which a zygote's check sandboxes share: each gets
 # room for its own processes (held by its cgroup's pids.max) plus what the others may hold
 # (an artifact check's second sandbox, the idle ones, the zygote's own).
@@ -66,8 +63,13 @@ def limits_for(
           "max_processes": 64,         # RLIMIT_NPROC (per sandbox under bwrap, see package doc)
           "core_bytes": 0,             # RLIMIT_CORE
           "uid": 65534, "gid": 65534,  # drop to these if the child still is root, else None
-          "seccomp": "installed",      # "installed" (by bwrap), "load" (the program below), None
+          "seccomp": "load",           # "load" (the program below), or None
           "seccomp_bpf": "...",        # base64 of the filter, for "load"
+          "noexec": ["/tmp"],          # bwrap only: the writable mounts, noexec
+          "mount_noexec": True,        # the child makes them noexec itself, then drops
+                                       # its capabilities (bwrap alone; not a zygote's)
+          "exec_paths": [...],         # Landlock, where the kernel has it: execve only
+                                       # beneath these
           "subreaper": False,          # unconfined only: adopt orphans (PR_SET_CHILD_SUBREAPER)
           "env_keys": [...],           # the only environment variables the child may have
           "required": [...],           # layers apply() must set up, or raise (fail closed)
@@ -75,9 +77,10 @@ def limits_for(
           "preload": ["numpy", ...],   # what a warm sandbox imports before its cases
         }
 
-    For a check sandbox forked by a zygote (`zygote`, always with a cgroup) the child loads
-    the filter itself, and RLIMIT_NPROC gets ZYGOTE_PROCESS_HEADROOM more: the cgroup's
-    pids.max is what bounds the check.
+    Every child loads the filter itself: a sandbox bwrap starts alone first remounts its
+    /tmp noexec, which the filter would refuse. For a check sandbox forked by a zygote
+    (`zygote`, always with a cgroup) the zygote made its noexec /tmp, and RLIMIT_NPROC gets
+    ZYGOTE_PROCESS_HEADROOM more: the cgroup's pids.max is what bounds the check.
 
     The check's memory limit holds for all its processes together: with a cgroup
     (`grouped`, default: whether the config's plan has one) the group holds it and each
@@ -95,9 +98,6 @@ def limits_for(
     else:
         processes = min(int(cfg.max_processes), FALLBACK_PROCESSES)
         memory_mb = max(1, int(cfg.memory_mb) // processes)
-    installs = None
-    if cfg.seccomp:
-        installs = "installed" if plan.mode == "bwrap" and not zygote else "load"
     limits = {
         "version": 2,
         "memory_mb": memory_mb,
@@ -108,19 +108,24 @@ def limits_for(
         "core_bytes": 0,
         "uid": cfg.uid if root else None,
         "gid": cfg.gid if root and cfg.uid is not None else None,
-        "seccomp": installs,
+        "seccomp": "load" if cfg.seccomp else None,
         # Without a pid namespace the child adopts its orphans so kill() finds them.
         "subreaper": plan.mode == "unconfined",
         # bwrap adds PWD for its --chdir.
         "env_keys": sorted([*_SANDBOX_ENV, "PWD"]),
         "required": [name for name in plan.layers if name in CHILD_LAYERS],
     }
+    if plan.mode == "bwrap":
+        limits["noexec"] = [TMP_MOUNT]
+        limits["mount_noexec"] = not zygote
+    if "landlock" in plan.layers:
+        limits["exec_paths"] = exec_folders(cfg)
     if cfg.site_packages:
         # The staged libraries (contract.sandbox.site), on every case's sys.path
         # (runtime/skynet_warm.py), and those a warm sandbox imports before its cases.
         limits["site"] = SITE_MOUNT if plan.mode == "bwrap" else cfg.site_packages
         limits["preload"] = list(PRELOAD)
-    if installs == "load":
+    if cfg.seccomp:
         limits["seccomp_bpf"] = base64.b64encode(seccomp.bpf_program()).decode("ascii")
     return limits
 
@@ -171,9 +176,11 @@ def prepare(
     runner enforces itself (with kill()); the CPU limit derived from it is in
     `launch.limits`. Raises SandboxUnavailable when the sandbox cannot be had here.
 
-    With `zygote` (bwrap mode only: see zygote_possible()) the launch is of a zygote,
-    which runs no user code: it keeps _ZYGOTE_CAPS inside bwrap's user namespace, gets no
-    syscall filter from bwrap and no cgroup; each check sandbox it forks gets both.
+    Under bwrap the child is started holding SETUP_CAPS inside bwrap's user namespace:
+    alone, as its pid 1 (ALONE_FLAGS), for its noexec /tmp, dropped before anything else
+    runs (skynet._confine.apply); with `zygote` (bwrap mode only: see zygote_possible())
+    the launch is of a zygote, which runs no user code and keeps them, gets no syscall
+    filter and no cgroup; each check sandbox it forks gets both.
     """
     if timeout_s <= 0:
         raise ValueError("timeout_s must be positive")
@@ -197,23 +204,22 @@ def prepare(
     limits = limits_for(timeout_s, cfg, grouped=group is not None)
     if plan.mode == "bwrap":
         bwrap = launch_bwrap(plan, cfg, runtime_dir)
-        fd = seccomp.program_fd() if cfg.seccomp and not zygote else None
         argv = [
             *plan.privdrop,
             *_bwrap_prefix(cfg, bwrap),
-            *(_ZYGOTE_CAPS if zygote else ()),
+            *(SETUP_CAPS if zygote else ALONE_FLAGS),
             "--ro-bind",
             staged.runtime,
             RUNTIME_MOUNT,
             *(("--ro-bind", cfg.site_packages, SITE_MOUNT) if cfg.site_packages else ()),
-            *_bwrap_tail(cfg, bwrap, fd),
+            *_bwrap_tail(cfg, bwrap, None),
             "--",
             cfg.python,
             *_PYTHON_FLAGS,
             f"{RUNTIME_MOUNT}/{script}",
             *args,
         ]
-        fds = () if fd is None else (fd,)
+        fds = ()
     else:
         if exclusive:
             # Without a pid namespace or cgroup a worker killed hard can leave grandchildren

@@ -20,9 +20,12 @@ Python raises a clean OSError the check can report):
   queues), keyrings, bpf, perf, userfaultfd, the mount API old and new, namespaces
   (unshare, setns, clone with a CLONE_NEW* flag; clone3 answers ENOSYS so libc falls back
   to clone), chroot, file handles, modules, kexec, swap, reboot, quotas, acct, syslog.
-* executable files: no file can be created or chmod-ed with an exec permission bit, and
-  memfd_create is refused, so nothing a metric writes can be executed (what a noexec /tmp
-  would give; bubblewrap cannot mount one unprivileged).
+* exec permission bits: no file can be created or chmod-ed with one, no extended
+  attribute set or removed (a POSIX ACL sets the mode bits too: setxattr, lsetxattr,
+  fsetxattr, setxattrat and the removexattr family), and memfd_create is refused. This
+  keeps a file a metric writes from getting an exec bit; what keeps it from running
+  whatever its bits (the dynamic loader runs a file that has none) is the noexec /tmp of
+  every sandbox with namespaces (skynet._noexec).
 * leaving the check: clearing PR_SET_PDEATHSIG or touching PR_SET_CHILD_SUBREAPER.
 
 Syscalls of a foreign ABI (i386 via int 0x80, x32) kill the process (libseccomp's bad-arch
@@ -80,6 +83,13 @@ _DENIED = (
     "mknod",
     "mknodat",
     "memfd_create",
+    # No metric needs extended attributes set, and one is how an ACL grants exec bits.
+    "setxattr",
+    "lsetxattr",
+    "fsetxattr",
+    "removexattr",
+    "lremovexattr",
+    "fremovexattr",
     "kexec_load",
     "kexec_file_load",
     "init_module",
@@ -116,6 +126,10 @@ _CLONE_NS_FLAGS = (
 # treats as "use the older call", whose arguments the rules above do see.
 _NOT_IMPLEMENTED = {"clone3": None, "openat2": None, "fchmodat2": 452}
 
+# Denied calls newer than some libseccomp (Linux 6.13), known to it by number only (the same
+# on x86_64 and aarch64, which share the syscall table from 424 on).
+_DENIED_BY_NUMBER = {"setxattrat": 463, "removexattrat": 466}
+
 # Which argument carries the mode, per call that creates a file or changes its mode; and
 # for open/openat, which carries the flags.
 _MODE_CALLS = {"chmod": 1, "fchmod": 1, "fchmodat": 2, "creat": 1}
@@ -138,6 +152,9 @@ def _rules(sc, syscall_filter) -> None:
         syscall_filter.add_rule(eacces, name, sc.Arg(0, sc.NE, _AF_UNIX))
     for name in _DENIED:
         _add(syscall_filter, eperm, name)
+    for name, number in _DENIED_BY_NUMBER.items():
+        if not _add(syscall_filter, eperm, name):
+            _add(syscall_filter, eperm, number)
     _add(syscall_filter, eperm, "sendto", sc.Arg(4, sc.NE, 0))
     for flag in _CLONE_NS_FLAGS:
         syscall_filter.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))

@@ -34,7 +34,10 @@ def self_test(
     to a 127.0.0.1 listener opened here), abstract_socket_unreachable (an abstract AF_UNIX
     listener opened here), shadow_unreadable, secrets_absent (a fake secret planted in this
     process's environment), project_hidden, uid_unprivileged, host_processes_hidden,
-    root_readonly. "layers" are the layers confirmed from inside the child. When the sandbox
+    root_readonly, and the walls against running what a check writes (skynet._noexec):
+    xattrs_refused, writable_mounts_noexec and written_file_unrunnable, the last two
+    False unconfined (no mount namespace, so no noexec mount; README says so). "layers"
+    are the layers confirmed from inside the child. When the sandbox
     cannot be had, "available" is False and "reason" and "detail" say why (no child runs).
     """
     cfg = config or SandboxConfig()

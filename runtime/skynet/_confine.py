@@ -12,10 +12,11 @@ layers that hold, in the stable order of `LAYERS`, and raises `ConfinementError`
 layer named in `limits["required"]` could not be set up, so a check never runs with less
 confinement than the parent announced (fail closed).
 
-Stdlib only. The syscall filter is built by the worker (contract.sandbox.seccomp): under
-bubblewrap it is already installed when this process starts, and apply() only confirms it;
-unconfined, apply() loads the worker's BPF program from `limits["seccomp_bpf"]` itself.
-Nothing is imported to get it, so no file the sandbox cannot read can turn it off.
+Stdlib only. The syscall filter is built by the worker (contract.sandbox.seccomp) and
+apply() loads its BPF program from `limits["seccomp_bpf"]`, in every mode, once the
+sandbox's noexec mounts are made and its capabilities given up (skynet._noexec), and before
+any user code. Nothing is imported to get it, so no file the sandbox cannot read can turn
+it off.
 
 Running this file as a script (`python skynet/_confine.py FD`) is the probe used by
 `contract.sandbox.self_test()`: it reads one job frame from the socket FD, applies the
@@ -32,8 +33,10 @@ import sys
 # Stable layer codes, shared with contract.sandbox (which adds "namespaces").
 LAYERS = (
     "namespaces",
+    "noexec",
     "unprivileged_uid",
     "seccomp",
+    "landlock",
     "rlimits",
     "cgroup",
     "pdeathsig",
@@ -49,9 +52,15 @@ DEFAULTS: dict = {
     "core_bytes": 0,
     "uid": None,
     "gid": None,
-    # "installed" (by bwrap, before this process started), "load" (seccomp_bpf), or None.
+    # "load" (seccomp_bpf), or None.
     "seccomp": None,
     "seccomp_bpf": None,
+    # The writable mounts that must be noexec; "mount_noexec": this process makes them so
+    # itself, with the capabilities it was started with for that alone (skynet._noexec).
+    "noexec": (),
+    "mount_noexec": False,
+    # Where execve may find programs (Landlock), or None: no Landlock.
+    "exec_paths": None,
     "subreaper": False,
     "env_keys": None,
     "required": (),
@@ -79,6 +88,10 @@ site: str | None = None
 
 def apply(limits: dict) -> list[str]:
     """Apply limits to the current process; return the names of the layers that hold."""
+    # Imported here: run as a script (the self-test), this file finds the skynet package
+    # only once __main__ has put the runtime folder on sys.path.
+    from skynet import _noexec
+
     cfg = {**DEFAULTS, **(limits or {})}
     global site
     site = cfg.get("site") if isinstance(cfg.get("site"), str) else None
@@ -92,10 +105,29 @@ def apply(limits: dict) -> list[str]:
     else:
         errors["pdeathsig"] = os.strerror(ctypes.get_errno())
 
+    if cfg.get("mount_noexec"):
+        # Before anything else runs with them: the capabilities bwrap left this process for
+        # its noexec mounts, used and then given up (or nothing runs at all).
+        try:
+            _noexec.make_noexec(libc, cfg.get("noexec") or ())
+        except OSError as exc:
+            errors["noexec"] = str(exc)
+        try:
+            _noexec.drop_capabilities(libc)
+        except OSError as exc:
+            raise ConfinementError(f"capabilities not given up: {exc}") from None
+    writable = cfg.get("noexec") or ()
+    if writable and "noexec" not in errors:
+        unmarked = [path for path in writable if not _noexec.is_noexec(path)]
+        if unmarked:
+            errors["noexec"] = "not mounted noexec: " + ", ".join(unmarked)
+        else:
+            held.add("noexec")
+
     if cfg.get("subreaper"):
         # Without a pid namespace: orphaned descendants (double fork + setsid) come to us
         # rather than to the host's init, so the parent still finds them in our tree while
-        # we live. Not under bwrap, whose pid 1 reaps orphans (we never would).
+        # we live. Not under bwrap, where a pid namespace's whole content dies with it.
         _prctl(libc, _PR_SET_CHILD_SUBREAPER, 1)
 
     try:
@@ -116,13 +148,16 @@ def apply(limits: dict) -> list[str]:
     # no_new_privs: setuid binaries can no longer raise privileges; also what lets an
     # unprivileged process load a seccomp filter at all (bwrap sets it too).
     nnp = _prctl(libc, _PR_SET_NO_NEW_PRIVS, 1)
-    wanted = cfg.get("seccomp")
-    if wanted == "installed":
-        if _seccomp_mode() == _SECCOMP_MODE_FILTER:
-            held.add("seccomp")
-        else:
-            errors["seccomp"] = "no filter was installed before the interpreter started"
-    elif wanted == "load":
+    exec_paths = cfg.get("exec_paths")
+    if exec_paths is not None:
+        try:
+            if not nnp:
+                raise OSError("PR_SET_NO_NEW_PRIVS failed")
+            _noexec.restrict_exec(libc, exec_paths)
+            held.add("landlock")
+        except OSError as exc:
+            errors["landlock"] = str(exc)
+    if cfg.get("seccomp") == "load":
         try:
             if not nnp:
                 raise OSError("PR_SET_NO_NEW_PRIVS failed")
@@ -161,7 +196,8 @@ def _drop_privileges(uid: int | None, gid: int | None) -> None:
 
 
 def _runs_unprivileged() -> bool:
-    """True when no uid or gid of this process is 0 and it holds no capability.
+    """True when no uid or gid of this process is 0 and it holds no capability (none
+    effective, none permitted that it could make effective).
 
     That the uid is also unprivileged on the host cannot be seen from here: bubblewrap's
     nested user namespace (--disable-userns) maps our uid to 0 of its *intermediate*
@@ -172,9 +208,9 @@ def _runs_unprivileged() -> bool:
         return False
     try:
         with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("CapEff:"):
-                    return int(line.split()[1], 16) == 0
+            return not any(
+                int(line.split()[1], 16) for line in fh if line.startswith(("CapEff:", "CapPrm:"))
+            )
     except (OSError, ValueError):
         pass
     return True
@@ -210,18 +246,6 @@ def _scrub_environment(allowed: list[str] | tuple[str, ...] | None) -> bool:
     for key in extra:
         del os.environ[key]
     return not extra
-
-
-def _seccomp_mode() -> int:
-    """The Seccomp: field of /proc/self/status (2: a filter is installed)."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("Seccomp:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return -1
 
 
 class _SockFprog(ctypes.Structure):
@@ -289,9 +313,12 @@ def _probe(job: dict) -> dict:
         with open("/skynet-sandbox-probe", "w") as fh:
             fh.write("x")
 
+    from skynet import _noexec
+
     project_file = probe.get("project_file") or "/etc/shadow"
     host_pid = int(probe.get("host_pid") or 0)
     return {
+        **_noexec.probes(),
         "network_blocked": _fails(connect),
         "abstract_socket_unreachable": _fails(connect_abstract),
         "shadow_unreadable": _fails(read("/etc/shadow")),

