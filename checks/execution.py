@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import logging
-import socket
 
 from django.conf import settings
 from django.utils import timezone
 
-from checks import gateways, heartbeats, model_choices, notify, sandbox_pool
+from checks import gateways, heartbeats, model_choices, notify, sandbox_pool, worker_writes
 from checks.models import Check, FeedbackReview
 
 logger = logging.getLogger(__name__)
@@ -22,14 +21,7 @@ def check_claim(check_id: int) -> bool:
 
     A redelivered message (acks_late) finds the row no longer queued and does nothing.
     """
-    now = timezone.now()
-    claimed = Check.objects.filter(pk=check_id, status=Check.Status.QUEUED).update(
-        status=Check.Status.RUNNING,
-        started_at=now,
-        heartbeat_at=now,
-        worker=f"{socket.gethostname()}",
-    )
-    return claimed == 1
+    return worker_writes.claim(check_id) is not None
 
 
 def execute_check(check_id: int) -> None:
@@ -38,10 +30,10 @@ def execute_check(check_id: int) -> None:
     from contract.cases import case_from_dict
     from contract.engine import run_check
 
-    if not check_claim(check_id):
+    check = worker_writes.claim(check_id)
+    if check is None:
         logger.info("check %s is not queued; ignoring a duplicate delivery", check_id)
         return
-    check = Check.objects.get(pk=check_id)
     cases = [case_from_dict(item) for item in check.cases] if check.cases else None
 
     def save_progress(partial) -> None:
@@ -87,13 +79,11 @@ def execute_check(check_id: int) -> None:
         for used in (gateway, task_gateway):
             if used is not None:
                 used.close()
-    now = timezone.now()
-    Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
+    worker_writes.verdict(
+        check_id,
         status=Check.Status.PASSED if result.passed else Check.Status.FAILED,
         failure="cancelled" if cancel.is_set() else "",
         result=result.to_dict(),
-        finished_at=now,
-        heartbeat_at=now,
     )
     notify.check_changed(check_id)
 

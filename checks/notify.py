@@ -19,6 +19,8 @@ from django.conf import settings
 logger = logging.getLogger(__name__)
 
 POLL_S = 0.25
+# The kinds of rows whose changes are announced here besides checks.
+EVALUATION = "evaluation"
 _client: redis.Redis | None = None
 _client_lock = threading.Lock()
 
@@ -39,7 +41,7 @@ def channel(check_id: int, kind: str = "check") -> str:
 
 def check_changed(check_id: int, kind: str = "check") -> None:
     """Tell any waiting page that the row changed (never raises). `kind` names the rows
-    of another app that use the same channels ("run")."""
+    of another app that use the same channels ("run", EVALUATION)."""
     try:
         _redis().publish(channel(check_id, kind), b"1")
     except (redis.RedisError, OSError):

@@ -436,7 +436,7 @@ def run_check(
         return check.fail("load")
     assert checked.text is not None
 
-    state = _Cases(check, artifact_job is not None, Returns(checked.text))
+    state = _Cases(check, artifact_job is not None, Returns(checked.text, checked.tree))
     handlers = [
         (llm_for_case(index) if llm_for_case is not None else on_llm) or default_llm
         for index in range(len(case_list))

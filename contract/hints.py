@@ -95,12 +95,22 @@ _DIGIT = re.compile(r"\d")
 _COLON_DETAIL = re.compile(r"[:：]\s*(.+)")
 
 
+# In ASCII the letters and digits are the only characters of categories L, M and N, and
+# NFKC changes nothing: an evaluation reads thousands of feedbacks, mostly ASCII, and a
+# regular expression reads them many times faster than a category per character.
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
 def _normal(text: str) -> str:
+    if text.isascii():
+        return text.lower()
     return unicodedata.normalize("NFKC", text).casefold()
 
 
 def tokens(text: str) -> list[str]:
     """Words of text: runs of letters, marks and digits (marks keep Devanagari vowels whole)."""
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
     words, current = [], []
     for char in _normal(text):
         if unicodedata.category(char)[0] in "LMN":

@@ -7,7 +7,7 @@ progress and for a static check, which cannot decide the run-time stages.
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 
 from contract.codes import STAGES
 
@@ -93,7 +93,9 @@ class CheckResult:
         raise KeyError(stage_id)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """What dataclasses.asdict(self) gives, made without its deep copy of every
+        string and number: the worker makes one for every check it ends."""
+        return _plain(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> CheckResult:
@@ -111,6 +113,40 @@ class CheckResult:
     def snapshot(self) -> CheckResult:
         """An independent copy, safe to hand to a progress callback."""
         return copy.deepcopy(self)
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _plain(value: object) -> object:
+    """dataclasses.asdict's conversion of `value` (dataclasses to dicts, containers
+    rebuilt, anything else deep-copied), with immutable atoms kept as they are, as a
+    deep copy would keep them."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is dict:
+        return {_plain(k): _plain(v) for k, v in value.items()}  # type: ignore[attr-defined]
+    if kind is list:
+        return [_plain(v) for v in value]  # type: ignore[attr-defined]
+    names = _FIELD_NAMES.get(kind)
+    if names is None and is_dataclass(value) and not isinstance(value, type):
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
+    return _as_asdict_does(value)
+
+
+def _as_asdict_does(value: object) -> object:
+    """Anything else, exactly as asdict converts it (a value inside a throwaway
+    dataclass, taken back out)."""
+    return asdict(_Holder(value))["value"]
+
+
+@dataclass
+class _Holder:
+    value: object
 
 
 def _build(cls: type, data: dict) -> object:

@@ -28,14 +28,17 @@ class Returns:
     """The return statements of each function of one metric.py, by the line its code
     object starts at (co_firstlineno: the first decorator's line, else the def's)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, tree: ast.Module | None = None) -> None:
+        """`tree`: the text's AST when the caller parsed it already (each parse of a
+        metric costs the worker's CPU on every check)."""
         # Lines as Python numbers them (not str.splitlines, which also splits at \f).
         self._lines = re.split(r"\r\n|\r|\n", text)
         self._spans: dict[int, list[tuple[int, int]]] = {}
-        try:
-            tree = ast_parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return
+        if tree is None:
+            try:
+                tree = ast_parse(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 first = min([node.lineno] + [d.lineno for d in node.decorator_list])

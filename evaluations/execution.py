@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from checks import gateways, heartbeats, sandbox_pool
+from checks import gateways, heartbeats, notify, sandbox_pool
 from contract.cancel import Cancel
 from contract.cases import Case
 from contract.evaluation import Scored, differs, digest, evaluate, feedback_kind
@@ -51,7 +51,7 @@ STOPPED_FAILURES = {
 def evaluation_claim(evaluation_id: int) -> bool:
     """Queued to running; exactly one caller wins (a redelivered message does nothing)."""
     now = timezone.now()
-    return (
+    claimed = (
         Evaluation.objects.filter(pk=evaluation_id, status=Evaluation.Status.QUEUED).update(
             status=Evaluation.Status.RUNNING,
             started_at=now,
@@ -60,17 +60,50 @@ def evaluation_claim(evaluation_id: int) -> bool:
         )
         == 1
     )
+    if claimed:
+        _changed(evaluation_id)
+    return claimed
 
 
-def _kept(value: object) -> object:
-    """A case value as stored: as it is when small, else its JSON cut short."""
+def _changed(evaluation_id: int) -> None:
+    """Tell the pages waiting on this evaluation (evaluations.views) to read it again."""
+    notify.check_changed(evaluation_id, notify.EVALUATION)
+
+
+class Encoded(str):
+    """A JSON column's value already encoded, as the column stores it: CaseInserts
+    writes it as it is rather than encoding it again."""
+
+
+def _kept(value: object) -> tuple[object, str | None]:
+    """A case value as stored (as it is when small, else its JSON cut short), and that
+    value's JSON (None when it has none: it is then encoded, and fails, with its row)."""
+    encoded: str | None
     try:
-        text = json.dumps(value, ensure_ascii=False, default=repr)
+        text = encoded = json.dumps(value, ensure_ascii=False, default=repr)
     except (TypeError, ValueError):
-        text = repr(value)
+        text, encoded = repr(value), None
     if len(text) <= CASE_VALUE_LIMIT:
-        return value
-    return text[: CASE_VALUE_LIMIT - 1] + "…"
+        return value, encoded
+    cut = text[: CASE_VALUE_LIMIT - 1] + "…"
+    return cut, _json(cut)
+
+
+def _case_column(case: Case, output: object) -> Encoded | dict:
+    """The case as scored, {"input", "output", "expected"}, long values cut short, as
+    the JSON text the column stores: each value was encoded once, to measure it, so the
+    whole is put together from those texts (the same text json.dumps makes of it)."""
+    kept = {
+        name: _kept(value)
+        for name, value in (
+            ("input", case.input),
+            ("output", output),
+            ("expected", case.expected),
+        )
+    }
+    if any(text is None for _, text in kept.values()):
+        return {name: value for name, (value, _) in kept.items()}
+    return Encoded("{" + ", ".join(f'"{name}": {text}' for name, (_, text) in kept.items()) + "}")
 
 
 def _detail(row: CaseResult) -> dict:
@@ -133,11 +166,7 @@ def case_row(
         feedback_digest=digest(feedback) if feedback is not None else "",
         output_digest=digest(scored.output),
         scores=first.scores or None,
-        case={
-            "input": _kept(scored.case.input),
-            "output": _kept(scored.output),
-            "expected": _kept(scored.case.expected),
-        },
+        case=_case_column(scored.case, scored.output),
         metric_ms=first.duration_ms,
         run_ms=run.get("duration_ms"),
         total_ms=scored.total_ms,
@@ -162,6 +191,7 @@ class CaseInserts:
         fields = [f for f in EvaluationCase._meta.concrete_fields if not f.primary_key]
         self.names = [f.attname for f in fields]
         self.json = {f.attname for f in fields if f.get_internal_type() == "JSONField"}
+        self.columns = [(name, name in self.json) for name in self.names]
         table = connection.ops.quote_name(EvaluationCase._meta.db_table)
         columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
         marks = ", ".join(["%s"] * len(fields))
@@ -169,8 +199,7 @@ class CaseInserts:
 
     def params(self, row: dict) -> tuple:
         return tuple(
-            (None if row[name] is None else _json(row[name])) if name in self.json else row[name]
-            for name in self.names
+            _column_json(row[name]) if is_json else row[name] for name, is_json in self.columns
         )
 
     def insert(self, rows: list[dict]) -> None:
@@ -180,6 +209,12 @@ class CaseInserts:
 
 def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, default=repr)
+
+
+def _column_json(value: object) -> str | None:
+    if value is None or isinstance(value, Encoded):
+        return value
+    return _json(value)
 
 
 class Writer:
@@ -238,6 +273,8 @@ class Writer:
         ).update(done=self.done, progress=self.progress, heartbeat_at=timezone.now())
         if not still:
             self.stop.set()
+        else:
+            _changed(self.evaluation_id)
 
 
 def _finish(evaluation_id: int, **fields) -> None:
@@ -249,6 +286,7 @@ def _finish(evaluation_id: int, **fields) -> None:
     Evaluation.objects.filter(pk=evaluation_id, status=Evaluation.Status.RUNNING).update(
         finished_at=now, heartbeat_at=now, summary=summary, **fields
     )
+    _changed(evaluation_id)
 
 
 def dataset_problem(exc: DatasetError) -> dict:

@@ -115,8 +115,11 @@ class Evaluation(WorkerRow):
 
     @property
     def live_token(self) -> str:
+        """Changes whenever the row does in a way the live panel shows: its status, its
+        cases written (each chunk also moves the heartbeat), a cancel asked for."""
         beat = int(self.heartbeat_at.timestamp() * 1000) if self.heartbeat_at else 0
-        return f"{self.status}.{self.done}.{beat}"
+        stopping = "s" if self.cancel_requested else ""
+        return f"{self.status}.{self.done}.{beat}{stopping}"
 
     @property
     def elapsed_s(self) -> float:

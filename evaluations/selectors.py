@@ -5,6 +5,7 @@ summary and the few cases it names, the table one page, a download streams."""
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -12,6 +13,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import F, QuerySet
 from django.shortcuts import get_object_or_404
 
+from checks import notify
+from checks.maintenance import as_the_sweep_will_leave_it
 from evaluations.models import Evaluation, EvaluationCase
 
 PAGE_SIZE = 50
@@ -66,6 +69,40 @@ def _evaluations() -> QuerySet[Evaluation]:
 def get_evaluation_for_user(user: AbstractBaseUser, pk: int) -> Evaluation:
     """The user's evaluation, or 404: another user's evaluation does not exist for them."""
     return get_object_or_404(_evaluations(), pk=pk, owner=user)
+
+
+# What the live panel and the results read of the row: a wait reads these again and
+# again, never the metric's source or the artifact.
+LIVE_FIELDS = (
+    "status",
+    "failure",
+    "failure_params",
+    "total",
+    "done",
+    "progress",
+    "summary",
+    "started_at",
+    "finished_at",
+    "heartbeat_at",
+    "cancel_requested",
+)
+
+
+def wait_for_change(evaluation: Evaluation, since: str, seconds: float) -> Evaluation:
+    """The evaluation, as the page shows it (a lost one as the next sweep will leave it),
+    as soon as it differs from what the page showed (`since`, its live_token then) or is
+    final, or as it is after `seconds`. The worker announces each write of the row
+    (checks.notify, kind "evaluation"), so the answer leaves the moment it changes."""
+    deadline = time.monotonic() + seconds
+    with notify.Waiter(evaluation.pk, notify.EVALUATION) as waiter:
+        while True:
+            # Subscribed before this read: a change right after it is not missed.
+            evaluation.refresh_from_db(fields=LIVE_FIELDS)
+            evaluation = as_the_sweep_will_leave_it(evaluation)
+            left = deadline - time.monotonic()
+            if evaluation.is_final or evaluation.live_token != since or left <= 0:
+                return evaluation
+            waiter.wait(left)
 
 
 def evaluations_for_user(user: AbstractBaseUser) -> QuerySet[Evaluation]:

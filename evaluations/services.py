@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import models, transaction
 from django.utils import timezone
 
-from checks import limits
+from checks import limits, notify
 from contract.artifacts import Artifact
 from evaluations.models import Evaluation
 
@@ -146,4 +146,9 @@ def evaluation_cancel(evaluation: Evaluation) -> bool:
         ended = Evaluation.objects.filter(
             pk=evaluation.pk, status=Evaluation.Status.RUNNING
         ).update(cancel_requested=True)
+    if ended:
+        # Another tab's live panel waits on the row: it shows the change at once.
+        transaction.on_commit(
+            lambda: notify.check_changed(evaluation.pk, notify.EVALUATION), robust=True
+        )
     return bool(ended)

@@ -7,6 +7,8 @@ import logging
 
 from django.utils import timezone
 
+from checks import notify
+
 # A lost evaluation is shown as the next sweep will leave it, as a lost check is.
 from checks.maintenance import as_the_sweep_will_leave_it, is_lost, requeue_lost, stale_before
 from evaluations.models import Evaluation
@@ -39,6 +41,7 @@ def reap_stale(*, pk: int | None = None) -> int:
             finished_at=timezone.now(),
             summary=summary,
         )
+        notify.check_changed(evaluation_id, notify.EVALUATION)
     if reaped:
         logger.warning("%s running evaluation(s) lost their worker", reaped)
     return reaped

@@ -20,11 +20,15 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import HttpResponseClientRefresh
+from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
 from evaluations import downloads, presenters, selectors, services, sweeps
 from evaluations.models import Evaluation
 from metrics import services as metric_services
+
+# How long a live panel's request may wait for its evaluation to change before it is
+# answered anyway (and asks again): a bound on the thread a waiting page holds.
+LONG_POLL_S = 20.0
 
 
 def _live_context(evaluation: Evaluation) -> dict:
@@ -33,6 +37,16 @@ def _live_context(evaluation: Evaluation) -> dict:
         "live": presenters.progress(evaluation),
         "failure": presenters.failure_text(evaluation),
     }
+
+
+def _page_context(evaluation: Evaluation) -> dict:
+    """The live panel's context, and once final the results: from the summary and the
+    few cases it names."""
+    context = _live_context(evaluation)
+    if evaluation.is_final:
+        shown = selectors.cases_at(evaluation, presenters.shown_indexes(evaluation.summary))
+        context["results"] = presenters.results(evaluation, shown)
+    return context
 
 
 @login_required
@@ -48,21 +62,25 @@ def evaluation_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """While it runs: the live panel, which polls itself (?partial=live). Once final:
-    the results, from the summary and the few cases it names."""
+    """While it runs: the live panel, which asks for itself again (?partial=live&since=
+    <token>); the server holds that request until the worker announces a write of the
+    row, or LONG_POLL_S pass. Once final: the results, which the last live answer brings
+    along in place of the panel."""
     evaluation = selectors.get_evaluation_for_user(request.user, pk)
     # One whose worker died reads as the next sweep will end it; the read writes nothing.
     evaluation = sweeps.as_the_sweep_will_leave_it(evaluation)
-    context = _live_context(evaluation)
     if request.htmx and request.GET.get("partial") == "live":
+        since = request.GET.get("since")
+        if since is not None and not evaluation.is_final:
+            evaluation = selectors.wait_for_change(evaluation, since, LONG_POLL_S)
         if evaluation.is_final:
-            # The results are a page of their own, not a panel: load it whole.
-            return HttpResponseClientRefresh()
-        return render(request, "evaluations/detail.html#live_panel", context)
-    if evaluation.is_final:
-        shown = selectors.cases_at(evaluation, presenters.shown_indexes(evaluation.summary))
-        context["results"] = presenters.results(evaluation, shown)
-    return render(request, "evaluations/detail.html", context)
+            response = render(
+                request, "evaluations/detail.html#final_panel", _page_context(evaluation)
+            )
+            # 286 tells htmx to stop polling; the results replace the live panel.
+            return HttpResponseStopPolling(response.content)
+        return render(request, "evaluations/detail.html#live_panel", _live_context(evaluation))
+    return render(request, "evaluations/detail.html", _page_context(evaluation))
 
 
 @login_required

@@ -26,6 +26,8 @@ def _kind(pid: str, me: int) -> str:
         return "sandboxes"
     if b"celery" in cmdline:
         return "celery workers"
+    if b"gunicorn" in cmdline:
+        return "web"
     if b"redis" in cmdline:
         return "redis"
     return "other"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contract.hints import (
+    GENERIC_WORDS,
     PRINTED_HINT_BYTES,
     ScoredCase,
     compute_hints,
@@ -291,3 +292,64 @@ def test_generic_feedback_on_failing_cases_names_each_cases_own_values(check):
     ]
     # Output and expected agree on cases 0 and 2: "Expected X, got X" would say nothing.
     assert [h.params["example"] for h in generic] == ["match", "mismatch", "match"]
+
+
+def _words_by_category(text: str) -> list[str]:
+    """The words as the hints read them in any language: runs of characters of the
+    categories L, M and N, after NFKC and casefold."""
+    import unicodedata
+
+    words, current = [], []
+    for char in unicodedata.normalize("NFKC", text).casefold():
+        if unicodedata.category(char)[0] in "LMN":
+            current.append(char)
+        elif current:
+            words.append("".join(current))
+            current = []
+    if current:
+        words.append("".join(current))
+    return words
+
+
+ASCII_TEXTS = [
+    "".join(chr(code) for code in range(128)),
+    "Expected 'bug', got 'other' (case 12): snake_case_name, Score: 0.5/1!",
+    "Token F1 0.67 (precision 0.80, recall 0.57). Missing: invoice, card. Not expected: the.",
+    "\tTabs\nand new-lines;ALL CAPS & digits 0123456789 x2y3_z",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", ASCII_TEXTS)
+def test_ascii_feedback_splits_into_the_same_words_as_by_unicode_categories(text):
+    from contract.hints import tokens
+
+    assert tokens(text) == _words_by_category(text)
+    assert is_generic(text) == (
+        bool(_words_by_category(text))
+        and all(word in GENERIC_WORDS for word in _words_by_category(text))
+    )
+
+
+def test_ascii_feedback_is_read_without_looking_up_each_character(monkeypatch):
+    """An evaluation classifies every case's feedback: an ASCII one is read at the
+    speed of a regular expression, not one category lookup per character."""
+    import unicodedata
+
+    from contract.evaluation import feedback_kind
+
+    def one_by_one(char):
+        raise AssertionError("looked up a character's category")
+
+    monkeypatch.setattr(unicodedata, "category", one_by_one)
+    assert feedback_kind("Correct.") == "generic"
+    assert feedback_kind("Score: 0.5") == "generic"
+    assert feedback_kind("Expected 'bug', got 'other'.") == "specific"
+
+
+def test_non_ascii_feedback_is_still_read_by_categories():
+    from contract.hints import tokens
+
+    text = "¿Correcto? Ｅｘｐｅｃｔｅｄ « billing », सही नहीं"
+    assert tokens(text) == _words_by_category(text)
+    assert "expected" in tokens(text) and "सही" in tokens(text)

@@ -88,3 +88,25 @@ def test_code_families_are_unique_identifiers():
     for name, family in codes.all_codes().items():
         assert len(family) == len(set(family)), name
         assert all(re.fullmatch(r"[a-z][a-z0-9_]*", code) for code in family), name
+
+
+def test_the_dict_form_is_what_dataclasses_asdict_makes_and_shares_nothing(check):
+    """to_dict is made without asdict's deep copy of every value (the worker makes one
+    for every check it ends): the same dict, and no list or dict shared with the result."""
+    from dataclasses import asdict
+
+    result = check(
+        """
+        def score(input, output, expected):
+            print("hello")
+            return 0.5, {"feedback": "Half right: expected 'x'.", "scores": {"a": 1.0}}
+        """
+    )
+    result.cases[0].params = {"nested": [1, 2.5, None, True, ("a", "b"), {"k": "v"}]}
+    made = result.to_dict()
+    assert made == asdict(result)
+    assert type(made["cases"][0]["params"]["nested"][4]) is tuple
+    made["cases"][0]["params"]["nested"][5]["k"] = "changed"
+    made["stages"][0]["params"]["x"] = 1
+    assert result.cases[0].params["nested"][5] == {"k": "v"}
+    assert "x" not in result.stages[0].params

@@ -101,3 +101,28 @@ def test_a_reported_line_that_is_no_return_gives_no_line():
         "text": 'return 1.0, {"feedback": "Correct."}',
     }
     assert Returns("def score(:\n").line({"first_line": 1, "lines": [1]}) is None
+
+
+def test_the_check_parses_metric_py_once(check, monkeypatch):
+    """The returns are read from the tree the source check already parsed: parsing the
+    metric again costs the worker's CPU on every check."""
+    import contract.returnline
+
+    def again(text):
+        raise AssertionError("metric.py parsed a second time")
+
+    monkeypatch.setattr(contract.returnline, "ast_parse", again)
+    result = check(BRANCHES)
+    at = [(c.problem, (c.returned_at or {}).get("line")) for c in result.cases]
+    assert at == [("side_info_not_dict", 6), ("feedback_missing", 9), (None, 16)]
+
+
+def test_returns_read_from_a_given_tree_are_those_read_from_the_text():
+    import ast
+
+    report = {"first_line": 4, "lines": [16, 15]}
+    assert Returns(BRANCHES, ast.parse(BRANCHES)).line(report) == Returns(BRANCHES).line(report)
+    assert Returns(BRANCHES).line(report) == {
+        "line": 16,
+        "text": 'return 1.0, {"feedback": "Matches the expected label \'account\'."}',
+    }
