@@ -42,7 +42,9 @@ from django.db.models.lookups import LessThanOrEqual
 
 from evaluations.models import Evaluation, EvaluationCase
 
-VERSION = 1
+# 2: the feedback's repeated_share (the same words for outputs that scored differently,
+# or below the top score) in place of identical_share (for any different outputs).
+VERSION = 2
 STATUSES = ("valid", "invalid", "error", "timeout", "skipped")
 BINS = 20
 EXAMPLES = 5  # case indexes shown for each group of failures
@@ -77,7 +79,7 @@ def summarize(evaluation: Evaluation) -> dict:
         "score": score,
         "named": _named_stats(cases.filter(status="valid", scores__isnull=False)),
         "failures": _failures(cases),
-        "feedback": _feedback(cases, scored, score["n"], totals),
+        "feedback": _feedback(cases, scored, score, totals),
         "slowest": _indexes(cases.order_by("-total_ms", "index"), LISTED),
         "time": _time(cases, totals),
         "cost": _cost(totals),
@@ -425,24 +427,43 @@ def _failures(cases: QuerySet) -> list[dict]:
     ]
 
 
-def _feedback(cases: QuerySet, scored: QuerySet, n_scored: int, totals: dict) -> dict:
+def _repeated(count: int, outputs: int, scored: int, lo, hi, top: float | None) -> bool:
+    """Whether a feedback given `count` times says too little: given to different outputs
+    that scored differently, or that scored below the top score (the same words for two
+    different wrong outputs tell the reflection model nothing of either). The same praise
+    for outputs that all got the top score ("Correct.") is as it should be."""
+    if outputs < 2:
+        return False
+    if top is None or scored < count or lo is None or hi is None:
+        return True  # some of them have no valid score, so not all are at the top
+    return hi - lo > SAME_SCORE or lo < top - SAME_SCORE
+
+
+def _feedback(cases: QuerySet, scored: QuerySet, score: dict, totals: dict) -> dict:
     returned = totals["returned"]
+    valid = Q(status="valid", score__isnull=False)
     # Feedbacks with words in them, grouped by digest (equal feedbacks, equal digests),
-    # a chunk of groups at a time: the most frequent, and those given to different outputs.
+    # a chunk of groups at a time: the most frequent, and those repeated where they say
+    # too little. Plain aggregates, so SQLite and PostgreSQL answer alike.
     groups = (
         cases.filter(feedback_kind__in=("generic", "specific"))
         .values("feedback_digest")
         .annotate(
-            count=Count("pk"), first=Min("index"), outputs=Count("output_digest", distinct=True)
+            count=Count("pk"),
+            first=Min("index"),
+            outputs=Count("output_digest", distinct=True),
+            scored=Count("pk", filter=valid),
+            lo=Min("score", filter=valid),
+            hi=Max("score", filter=valid),
         )
-        .values_list("count", "first", "outputs")
+        .values_list("count", "first", "outputs", "scored", "lo", "hi")
         .order_by()
     )
     top: list[tuple[int, int]] = []  # (count, -first index): a heap of the most frequent
-    identical = 0
-    for count, first, outputs in groups.iterator(chunk_size=CHUNK):
-        if outputs >= 2:
-            identical += count
+    repeated = 0
+    for count, first, outputs, n_valid, lo, hi in groups.iterator(chunk_size=CHUNK):
+        if _repeated(count, outputs, n_valid, lo, hi, score["max"]):
+            repeated += count
         if len(top) < LISTED:
             heapq.heappush(top, (count, -first))
         else:
@@ -453,7 +474,7 @@ def _feedback(cases: QuerySet, scored: QuerySet, n_scored: int, totals: dict) ->
         .annotate(text=Substr("feedback", 1, TEXT_CHARS))
         .values_list("index", "text")
     )
-    quartile = _percentile(scored, "score", n_scored, 0.25)
+    quartile = _percentile(scored, "score", score["n"], 0.25)
     unhelpful = (
         scored.filter(score__lte=quartile, feedback_kind__in=UNHELPFUL_KINDS)
         if quartile is not None
@@ -463,7 +484,7 @@ def _feedback(cases: QuerySet, scored: QuerySet, n_scored: int, totals: dict) ->
         "returned": returned,
         "empty_share": _share(totals["empty"], returned),
         "generic_share": _share(totals["generic"], returned),
-        "identical_share": _share(identical, returned),
+        "repeated_share": _share(repeated, returned),
         "top": [{"text": texts.get(first, ""), "count": -negative} for negative, first in top],
         "unhelpful_low": _indexes(unhelpful.order_by("index"), LISTED),
         "unhelpful_low_count": unhelpful.count(),

@@ -144,7 +144,7 @@ def known(evaluation_of):
 
 def test_it_counts_the_cases_by_status(known):
     summary = summarize(known)
-    assert summary["version"] == 1
+    assert summary["version"] == 2
     assert summary["cases"] == 30 and summary["total"] == 32
     assert summary["counts"] == {"valid": 17, "invalid": 3, "error": 7, "timeout": 2, "skipped": 1}
     assert summary["invalid_share"] == pytest.approx(13 / 30)
@@ -298,9 +298,55 @@ def test_feedback_shares_are_of_the_feedbacks_returned(known):
     assert feedback["returned"] == 16
     assert feedback["empty_share"] == pytest.approx(2 / 16)
     assert feedback["generic_share"] == pytest.approx(3 / 16)
-    # "Wrong answer." on three different outputs and LONG on two; "Missing the unit" was
-    # given twice to one same output.
-    assert feedback["identical_share"] == pytest.approx(5 / 16)
+    # "Wrong answer." on three different outputs that scored 0, 0 and 1, and LONG on two
+    # that both scored 0.52, below the top; "Missing the unit" was given twice to one same
+    # output.
+    assert feedback["repeated_share"] == pytest.approx(5 / 16)
+
+
+def test_the_same_praise_for_top_scores_is_not_counted_as_repeated_feedback(evaluation_of):
+    def case(score, text, output, status="valid"):
+        return {
+            "status": status,
+            "score": score,
+            "feedback": text,
+            "feedback_kind": "generic",
+            "feedback_digest": digest(text),
+            "output_digest": digest(output),
+        }
+
+    cases = {
+        # Right, each its own output, each the top score: praise as it should be.
+        **{i: case(1.0, "Correct.", f"right {i}") for i in range(6)},
+        # The same words for a right output and a nearly right one.
+        6: case(1.0, "Fine.", "fine 6"),
+        7: case(0.9, "Fine.", "fine 7"),
+        # The same words for two different wrong outputs.
+        8: case(0.0, "Wrong.", "wrong 8"),
+        9: case(0.0, "Wrong.", "wrong 9"),
+        # Top-scoring praise again, but one of them is no valid score.
+        10: case(1.0, "Good.", "good 10"),
+        11: case(None, "Good.", "good 11", status="invalid"),
+    }
+    feedback = summarize(evaluation_of(cases))["feedback"]
+    assert feedback["returned"] == 12
+    assert feedback["repeated_share"] == pytest.approx(6 / 12)
+    assert feedback["top"][0] == {"text": "Correct.", "count": 6}
+
+
+def test_the_top_score_is_the_highest_any_case_got(evaluation_of):
+    cases = {
+        i: {
+            "status": "valid",
+            "score": 0.8,
+            "feedback": "As good as it gets.",
+            "feedback_kind": "specific",
+            "feedback_digest": digest("As good as it gets."),
+            "output_digest": digest(f"output {i}"),
+        }
+        for i in range(3)
+    }
+    assert summarize(evaluation_of(cases))["feedback"]["repeated_share"] == 0.0
 
 
 def test_the_top_feedbacks_are_the_most_frequent_cut_to_300_characters(known):
@@ -446,7 +492,7 @@ EMPTY_STATS = {"n": 0, "mean": None, "median": None, "min": None, "max": None, "
 
 def test_an_evaluation_without_cases_summarizes_to_zeros_and_nulls(evaluation_of):
     assert summarize(evaluation_of({}, total=5)) == {
-        "version": 1,
+        "version": 2,
         "cases": 0,
         "total": 5,
         "counts": {"valid": 0, "invalid": 0, "error": 0, "timeout": 0, "skipped": 0},
@@ -458,7 +504,7 @@ def test_an_evaluation_without_cases_summarizes_to_zeros_and_nulls(evaluation_of
             "returned": 0,
             "empty_share": None,
             "generic_share": None,
-            "identical_share": None,
+            "repeated_share": None,
             "top": [],
             "unhelpful_low": [],
             "unhelpful_low_count": 0,
