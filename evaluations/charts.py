@@ -15,6 +15,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from messages import format_count
+
 # The drawing's own units; the stylesheet scales it to the column's width.
 WIDTH, HEIGHT = 480, 200
 LEFT, RIGHT, TOP, BOTTOM = 44, 12, 12, 40
@@ -94,7 +96,7 @@ def histogram_svg(stats: Mapping, *, title: str) -> SafeString:
         }
         label = ngettext(
             "%(range)s: %(count)s case", "%(range)s: %(count)s cases", item["count"]
-        ) % {"range": span, "count": formats.number_format(item["count"])}
+        ) % {"range": span, "count": format_count(item["count"])}
         bars.append(
             format_html(
                 '<rect class="chart-bar" x="{}" y="{}" width="{}" height="{}"><title>{}</title></rect>',
@@ -105,7 +107,7 @@ def histogram_svg(stats: Mapping, *, title: str) -> SafeString:
                 label,
             )
         )
-        rows.append((span, formats.number_format(item["count"])))
+        rows.append((span, format_count(item["count"])))
     edges = [bins[0]["lo"]] + [b["hi"] for b in bins]
     step = max(1, math.ceil((len(edges) - 1) / (EDGE_LABELS - 1)))
     marks = sorted({*range(0, len(edges), step), len(edges) - 1})
@@ -124,7 +126,7 @@ def histogram_svg(stats: Mapping, *, title: str) -> SafeString:
         ),
     )
     description = _("%(n)s scores from %(min)s to %(max)s; mean %(mean)s, median %(median)s.") % {
-        "n": formats.number_format(stats["n"]),
+        "n": format_count(stats["n"]),
         "min": number(stats.get("min")),
         "max": number(stats.get("max")),
         "mean": number(stats.get("mean")),
@@ -154,7 +156,7 @@ def histogram_svg(stats: Mapping, *, title: str) -> SafeString:
         base=TOP + PLOT_H,
         tick=LEFT - 6,
         top_label=TOP + 8,
-        most=formats.number_format(top),
+        most=format_count(top),
         labels=labels,
         middle=LEFT + PLOT_W / 2,
         name_y=HEIGHT - 4,

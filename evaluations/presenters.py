@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 
-from django.utils import formats
 from django.utils.translation import gettext as _
 
 from evaluations.charts import fixed, histogram_svg, number
 from evaluations.models import Evaluation, EvaluationCase
-from messages import UNKNOWN, fill, words
+from messages import UNKNOWN, fill, format_count, words
 from messages.contract import CASE_STATUSES, RUN_STATUSES, STAGE_NAMES
 
 STATUS_ORDER = ("valid", "invalid", "error", "timeout", "skipped")
@@ -26,7 +25,7 @@ VALUE_CUT = 20000
 
 
 def count(value: int | None) -> str:
-    return formats.number_format(value or 0)
+    return format_count(value or 0)
 
 
 def percent(share: float | None) -> str:
@@ -265,7 +264,9 @@ def feedback_block(feedback: Mapping | None, shown: Mapping[int, EvaluationCase]
         "returned": count(feedback.get("returned")),
         "empty_share": percent(feedback.get("empty_share")),
         "generic_share": percent(feedback.get("generic_share")),
-        "identical_share": percent(feedback.get("identical_share")),
+        # "—" for a summary from before it was measured (version 1 counted the same praise
+        # for right answers as a weakness).
+        "repeated_share": percent(feedback.get("repeated_share")),
         "top": [
             {"text": item.get("text", ""), "count": count(item.get("count"))}
             for item in feedback.get("top") or ()

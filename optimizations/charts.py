@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import hashlib
 
-from django.utils import formats
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from evaluations.charts import number
+from messages import format_count
 
 # The drawing's own units; the stylesheet scales it to the column's width.
 WIDTH, HEIGHT = 480, 220
@@ -75,7 +75,7 @@ def progress_svg(points: list, *, now_calls: int, max_calls: int, title: str) ->
             "%(score)s after %(calls)s metric call", "%(score)s after %(calls)s metric calls", calls
         ) % {
             "score": number(score),
-            "calls": formats.number_format(calls),
+            "calls": format_count(calls),
         }
         marks.append(
             format_html(
@@ -86,7 +86,7 @@ def progress_svg(points: list, *, now_calls: int, max_calls: int, title: str) ->
                 label,
             )
         )
-        rows.append((formats.number_format(calls), number(score)))
+        rows.append((format_count(calls), number(score)))
     grid = []
     for tick in range(Y_TICKS + 1):
         score = low + (high - low) * tick / Y_TICKS
@@ -112,7 +112,7 @@ def progress_svg(points: list, *, now_calls: int, max_calls: int, title: str) ->
                 f"{_x(calls, top_calls):.2f}",
                 HEIGHT - BOTTOM + 16,
                 "start" if calls == 0 else "end" if calls == top_calls else "middle",
-                formats.number_format(calls),
+                format_count(calls),
             )
             for calls in ticks
         ),
@@ -135,9 +135,9 @@ def progress_svg(points: list, *, now_calls: int, max_calls: int, title: str) ->
     ) % {
         "first": number(found[0][1]),
         "best": number(found[-1][1]),
-        "calls": formats.number_format(end),
-        "budget": formats.number_format(max_calls),
-        "better": formats.number_format(better),
+        "calls": format_count(end),
+        "budget": format_count(max_calls),
+        "better": format_count(better),
     }
     svg = format_html(
         '<svg class="run-chart" viewBox="0 0 {w} {h}" role="img" '

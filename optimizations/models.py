@@ -33,9 +33,10 @@ class RunCandidate(models.Model):
 
 
 class RunEvent(models.Model):
-    """One event of the optimization: kind "iteration", "parent_selected", "proposed",
-    "accepted", "rejected", "valset", "front" (optimizer.progress), or the worker's own
-    "claimed", "resumed", "paused", "ended"; `data` holds its details."""
+    """One event of the optimization: kind "iteration", "parent_selected",
+    "reflection_skipped", "proposed", "accepted", "rejected", "valset", "front"
+    (optimizer.progress), or the worker's own "claimed", "resumed", "paused", "ended";
+    `data` holds its details."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
     attempt = models.PositiveIntegerField(default=1)

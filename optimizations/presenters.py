@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from evaluations.charts import number
 from evaluations.presenters import duration, percent
+from messages import format_count
 from optimizations import charts, eventlog, reasons, selectors
 from optimizations.models import RunCandidate, RunEvent
 from optimizations.results import best_of
@@ -39,7 +40,7 @@ ROLES = {
 
 
 def count(value: object) -> str:
-    return formats.number_format(value if isinstance(value, int) else 0)
+    return format_count(value if isinstance(value, int) else 0)
 
 
 def _case_keys(*score_maps: Mapping) -> list[str]:
@@ -117,12 +118,12 @@ def standing(run: Run) -> dict:
         "max_calls": max_calls,
         "calls_text": _("%(calls)s of %(budget)s metric calls (%(share)s)")
         % {
-            "calls": formats.number_format(calls),
-            "budget": formats.number_format(max_calls),
+            "calls": format_count(calls),
+            "budget": format_count(max_calls),
             "share": percent(min(1.0, calls / max_calls)) if max_calls else "—",
         },
         "iteration": count(progress.get("iteration")),
-        "candidates": formats.number_format(candidates),
+        "candidates": format_count(candidates),
         "best_text": (
             _("%(score)s, candidate %(candidate)s (the starting candidate scored %(seed)s)")
             % {
@@ -138,7 +139,7 @@ def standing(run: Run) -> dict:
         "left_text": duration(_seconds_left(run, progress, elapsed)),
         "resumed_text": (
             ngettext("Resumed %(count)s time", "Resumed %(count)s times", resumed)
-            % {"count": formats.number_format(resumed)}
+            % {"count": format_count(resumed)}
             if resumed
             else ""
         ),
@@ -229,16 +230,21 @@ def frontier(run: Run, by_idx: Mapping[int, RunCandidate]) -> dict:
                 "Candidate %(candidate)s: best on %(count)s cases",
                 cases,
             )
-            % {"candidate": idx, "count": formats.number_format(cases)},
+            % {"candidate": idx, "count": format_count(cases)},
         }
         for idx, cases in sorted(leads.items(), key=lambda item: (-item[1], item[0]))
     ]
+    hidden = max(0, len(keys) - CASE_ROWS)
     return {
         "key": _fingerprint("front", front, [(c.idx, c.val_scores) for c in by_idx.values()]),
         "rows": rows,
         "summary": summary,
         "total": len(keys),
-        "hidden": max(0, len(keys) - CASE_ROWS),
+        "hidden": hidden,
+        "hidden_text": ngettext(
+            "%(cases)s more case is not shown.", "%(cases)s more cases are not shown.", hidden
+        )
+        % {"cases": format_count(hidden)},
     }
 
 
@@ -250,7 +256,7 @@ def problems_text(problems: Mapping | None) -> str:
             continue
         parts.append(
             ngettext("%(count)s case failed: %(code)s", "%(count)s cases failed: %(code)s", cases)
-            % {"count": formats.number_format(cases), "code": code}
+            % {"count": format_count(cases), "code": code}
         )
     return "; ".join(parts)
 
@@ -291,7 +297,7 @@ def tree(candidates: list[RunCandidate], best_idx: int | None) -> list[dict]:
                     "found after %(calls)s metric calls",
                     candidate.discovered_at,
                 )
-                % {"calls": formats.number_format(candidate.discovered_at)},
+                % {"calls": format_count(candidate.discovered_at)},
                 "problems": problems_text(candidate.problems),
                 "merged_text": (
                     _("also from candidate %(others)s")
@@ -340,12 +346,12 @@ def _diff_text(diff) -> str:
                 "%(count)s words of the starting candidate were removed.",
                 diff.removed,
             )
-            % {"count": formats.number_format(diff.removed)}
+            % {"count": format_count(diff.removed)}
         )
     if diff.added:
         parts.append(
             ngettext("%(count)s word was added.", "%(count)s words were added.", diff.added)
-            % {"count": formats.number_format(diff.added)}
+            % {"count": format_count(diff.added)}
         )
     return " ".join(parts)
 
@@ -410,14 +416,21 @@ def case_table(run: Run, by_idx: Mapping[int, RunCandidate], best_idx: int | Non
                     "change": change,
                 }
             )
+    hidden = max(0, len(keys) - CASE_ROWS)
     return {
         "key": _fingerprint("cases", seed_scores, best_scores),
         "rows": rows,
         "total": len(keys),
-        "hidden": max(0, len(keys) - CASE_ROWS),
+        "hidden": hidden,
+        "hidden_text": ngettext(
+            "%(cases)s more case is in the bundle's result.json.",
+            "%(cases)s more cases are in the bundle's result.json.",
+            hidden,
+        )
+        % {"cases": format_count(hidden)},
         "same_candidate": best_idx == 0,
         "tally_text": _("Better on %(better)s, worse on %(worse)s, unchanged on %(same)s.")
-        % {key: formats.number_format(value) for key, value in tally.items()},
+        % {key: format_count(value) for key, value in tally.items()},
     }
 
 
@@ -448,7 +461,7 @@ def run_page(run: Run, candidates: list[RunCandidate], events: list[RunEvent]) -
         ),
         "best": best,
         "cases": cases,
-        "log": eventlog.log_rows(events),
+        "log": eventlog.log_rows(events, limit=selectors.LOG_EVENTS),
     }
 
 
@@ -470,7 +483,7 @@ def list_row(run: Run) -> dict:
         "seed": number(progress.get("seed_score")) if progress.get("candidates") else "",
         "calls": _("%(calls)s of %(budget)s")
         % {
-            "calls": formats.number_format(progress.get("metric_calls") or 0),
-            "budget": formats.number_format(max_calls),
+            "calls": format_count(progress.get("metric_calls") or 0),
+            "budget": format_count(max_calls),
         },
     }

@@ -14,6 +14,9 @@ from submissions.models import Run
 
 # The events the run page's log shows, newest first.
 LOG_EVENTS = 30
+# The events it reads to show them: more, since a series of iterations that proposed
+# nothing reads as one line (optimizations.eventlog), and should be counted whole.
+LOG_WINDOW = 4 * LOG_EVENTS
 # Every iteration starts with one; each event in the log names its iteration already.
 QUIET_KINDS = ("iteration",)
 
@@ -22,7 +25,7 @@ def candidates_of(run: Run) -> list[RunCandidate]:
     return list(RunCandidate.objects.filter(run=run).order_by("idx"))
 
 
-def recent_events(run: Run, limit: int = LOG_EVENTS) -> list[RunEvent]:
+def recent_events(run: Run, limit: int = LOG_WINDOW) -> list[RunEvent]:
     return list(
         RunEvent.objects.filter(run=run).exclude(kind__in=QUIET_KINDS).order_by("-id")[:limit]
     )

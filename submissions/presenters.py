@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 import dataset_files
 from checks import presenters as check_presenters
-from messages import reference_rows, words
+from messages import format_count, reference_rows, words
 from messages.wizard import (
     AUTO_REASONS,
     ENGINE_NAMES,
@@ -77,7 +77,7 @@ def small_split_warnings(counts: dict[str, int]) -> list[str]:
 def split_counts(facts: dict | None, found: dict) -> list | None:
     if facts is None or "dataset" in found:
         return None
-    return [(SPLIT_NAMES[name], count) for name, count in facts["counts"].items()]
+    return [(SPLIT_NAMES[name], format_count(count)) for name, count in facts["counts"].items()]
 
 
 def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) -> dict:
@@ -157,7 +157,7 @@ def config_rows(config: dict) -> dict:
             for column, role in config["dataset"]["columns"].items()
         ],
         "split_rows": [
-            (SPLIT_NAMES[name], count)
+            (SPLIT_NAMES[name], format_count(count))
             for name, count in config["dataset"]["splits"]["counts"].items()
         ],
     }
@@ -253,7 +253,7 @@ def projection_view(data: dict | None) -> dict | None:
                 "scoring the starting candidate spends it, and no reflection call is left.",
                 data["valset_size"],
             )
-            % {"count": data["valset_size"]}
+            % {"count": format_count(data["valset_size"])}
         )
     if "prompt_over_context" in data["notes"]:
         notes.append(

@@ -276,7 +276,11 @@ def draft_submit(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("run_detail", pk=draft.run.pk)
         messages.error(request, words(refused.code, family="step"))
         return _go(request, draft, rules.first_open_step(draft))
-    messages.success(request, _("Run submitted. It is queued."))
+    # What was done, not where the run stands: a flash is written once and stays on the
+    # page while the run page's live part moves on (queued, running, finished), and a
+    # worker may even have ended the run before its page is opened. The live part says
+    # where it stands, always as it is now.
+    messages.success(request, _("Run submitted."))
     if request.htmx:
         return HttpResponseClientRedirect(reverse("run_detail", args=[run.pk]))
     return redirect("run_detail", pk=run.pk)

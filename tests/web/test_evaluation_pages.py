@@ -88,7 +88,7 @@ def make_case(evaluation: Evaluation, index: int, **fields) -> EvaluationCase:
 def summary(**changes) -> dict:
     """A summary of a six-case evaluation: four valid, an exception, an invalid return."""
     base = {
-        "version": 1,
+        "version": 2,
         "cases": 6,
         "total": 6,
         "counts": {"valid": 4, "invalid": 1, "error": 1, "timeout": 0, "skipped": 0},
@@ -115,7 +115,7 @@ def summary(**changes) -> dict:
             "returned": 4,
             "empty_share": 0.25,
             "generic_share": 0.25,
-            "identical_share": 0.5,
+            "repeated_share": 0.5,
             "top": [{"text": "Wrong label.", "count": 2}, {"text": "Correct.", "count": 1}],
             "unhelpful_low": [0],
             "unhelpful_low_count": 1,
@@ -209,14 +209,16 @@ def test_a_running_evaluation_shows_done_of_total_its_numbers_and_a_cancel_form(
     assert re.search(r"<dd>3\d s</dd>", body)  # 150 left at 5 a second
     assert "0.8" in body  # the mean so far, 36 / 45
     assert f'action="/en/evaluations/{evaluation.pk}/cancel/"' in body
-    # It updates itself: htmx polls the panel, and without JS the page reloads.
-    assert f'hx-get="/en/evaluations/{evaluation.pk}/?partial=live"' in body
+    # It updates itself: htmx asks for the panel again, the server answering when the
+    # row changes; without JS the page reloads.
+    live = f"/en/evaluations/{evaluation.pk}/?partial=live&amp;since={evaluation.live_token}"
+    assert f'hx-get="{live}" hx-trigger="load"' in body
     assert '<noscript><meta http-equiv="refresh" content="2"></noscript>' in body
     assert "Refresh</a>" in body
     assert f'href="/en/evaluations/{evaluation.pk}/cases/">The cases scored so far' in body
 
 
-def test_the_live_panel_answers_with_itself_until_the_evaluation_ends_then_reloads(
+def test_the_live_panel_answers_with_itself_until_the_evaluation_ends_then_with_the_results(
     owner_client, owner
 ):
     evaluation = make_evaluation(
@@ -227,9 +229,16 @@ def test_the_live_panel_answers_with_itself_until_the_evaluation_ends_then_reloa
     assert panel.status_code == 200
     assert panel.content.decode().lstrip().startswith('<section id="evaluation-live"')
     assert "3 of 10 cases scored" in panel.content.decode()
-    Evaluation.objects.filter(pk=evaluation.pk).update(status=Evaluation.Status.DONE, done=10)
+    Evaluation.objects.filter(pk=evaluation.pk).update(
+        status=Evaluation.Status.DONE, done=6, summary=summary()
+    )
     final = owner_client.get(url, **HTMX)
-    assert final["HX-Refresh"] == "true"
+    # The results take the panel's place; htmx stops asking (286), nothing reloads.
+    assert final.status_code == 286 and "HX-Refresh" not in final
+    body = final.content.decode()
+    assert body.lstrip().startswith('<section id="evaluation-final"')
+    assert "6 of 6 cases scored." in body and "KeyError" in body
+    assert "<html" not in body
 
 
 def test_cancel_ends_a_queued_evaluation_at_once(owner_client, owner):

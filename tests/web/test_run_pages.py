@@ -21,7 +21,13 @@ from optimizations.models import RunCandidate, RunEvent
 from optimizations.textdiff import inline_diff
 from submissions.models import Run
 from tests import quiz
-from tests.web.run_data import HAND_TEXTS, finished_quiz_run, hand_run
+from tests.web.run_data import (
+    HAND_TEXTS,
+    finished_quiz_run,
+    hand_run,
+    quiz_models,
+    submit_quiz_run,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -495,3 +501,38 @@ def test_a_run_whose_worker_was_lost_reads_as_the_sweep_will_leave_it(
     assert final.status_code == 286
     assert "The worker running it was lost" in text_of(final.content.decode())
     assert Run.objects.get(pk=lost.pk).status == "running"  # reading it wrote nothing
+
+
+def messages_of(html: str) -> list[str]:
+    start = html.index('id="messages"')
+    region = html[start : html.index("</div>", start)]
+    return [text_of(item) for item in re.findall(r"<li[^>]*>(.*?)</li>", region, re.S)]
+
+
+def test_the_submit_message_never_says_queued_of_a_run_that_has_moved_on(owner_client, finished):
+    """The message was written when the run was submitted; the run ran to its end before
+    its page was first opened (a worker can be that quick)."""
+    html = owner_client.get(f"/en/runs/{finished.pk}/").content.decode()
+    # (The wizard's own messages before it are there too: this client follows no redirect.)
+    assert "Run submitted." in messages_of(html)
+    assert not [text for text in messages_of(html) if "queued" in text]
+    assert "The run finished" in text_of(section(html, "run-standing"))
+    # A message is shown once: opened again, the page has none.
+    again = owner_client.get(f"/en/runs/{finished.pk}/").content.decode()
+    assert messages_of(again) == []
+
+
+def test_a_queued_runs_page_says_it_was_submitted_and_its_panel_where_it_stands(
+    owner_client, draft, owner, session_models, django_capture_on_commit_callbacks
+):
+    with quiz_models(session_models):
+        run = submit_quiz_run(owner_client, draft, owner, django_capture_on_commit_callbacks)
+    html = owner_client.get(f"/en/runs/{run.pk}/").content.decode()
+    assert "Run submitted." in messages_of(html)
+    standing = text_of(section(html, "run-standing"))
+    assert "The run is queued" in standing and "It waits for a worker to pick it up." in standing
+    # A worker takes it: the live part, which alone changes, says so; the message above it
+    # is not part of it, and still true.
+    Run.objects.filter(pk=run.pk).update(status="running", started_at=timezone.now())
+    live = owner_client.get(f"/en/runs/{run.pk}/", {"partial": "live"}, **HTMX).content.decode()
+    assert 'id="messages"' not in live and "The run is running" in text_of(live)
