@@ -58,6 +58,7 @@ from optimizer.stoppers import (
     WatchStopper,
 )
 from skynet._dspy_program import TextEngine
+from skynet.dspy_part import DESC_LIMIT, FIELD_LIMIT, NAME_LIMIT, PREDICTOR_LIMIT, TEXT_LIMIT
 
 # The hidden input that tells the stand-in which case an example is.
 CASE_KEY = "skynet_case"
@@ -83,34 +84,31 @@ def text_of(candidate: dict) -> str:
     return "\n\n".join(f"[{name}]\n{text}" for name, text in sorted(candidate.items()))
 
 
-MAX_PREDICTORS = 50
-MAX_FIELDS = 100
-
-
 def readable(predictors: object) -> bool:
     """Whether a description from the sandbox is one the stand-in can be built from. It
     is data from user code's process, so it is checked rather than trusted."""
-    if not isinstance(predictors, list) or not 0 < len(predictors) <= MAX_PREDICTORS:
+    if not isinstance(predictors, list) or not 0 < len(predictors) <= PREDICTOR_LIMIT:
         return False
     names = set()
     for described in predictors:
         if not isinstance(described, dict):
             return False
         name, instructions = described.get("name"), described.get("instructions")
-        if not isinstance(name, str) or not 0 < len(name) <= 200 or name in names:
+        if not isinstance(name, str) or not 0 < len(name) <= NAME_LIMIT or name in names:
             return False
         names.add(name)
-        if not isinstance(instructions, str) or len(instructions) > 20_000:
+        if not isinstance(instructions, str) or len(instructions) > TEXT_LIMIT:
             return False
         fields = [*(described.get("inputs") or []), *(described.get("outputs") or [])]
-        if not described.get("outputs") or len(fields) > MAX_FIELDS:
+        if not described.get("outputs") or len(fields) > FIELD_LIMIT:
             return False
         for field in fields:
             if not isinstance(field, dict) or not isinstance(field.get("name"), str):
                 return False
             if not field["name"].isidentifier() or field["name"].startswith("_"):
                 return False
-            if not isinstance(field.get("desc", ""), str) or len(field.get("desc", "")) > 2000:
+            desc = field.get("desc", "")
+            if not isinstance(desc, str) or len(desc) > DESC_LIMIT:
                 return False
     return True
 
