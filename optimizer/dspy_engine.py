@@ -31,6 +31,7 @@ import logging
 import os
 import queue
 import threading
+import weakref
 from collections import OrderedDict
 from concurrent.futures import Future
 
@@ -242,9 +243,14 @@ class DspyCases:
             with self._lock:
                 self.running.pop(key, None)
 
-    def remember(self, prediction, trace) -> None:
+    def remember(self, prediction, trace: CaseTrace) -> None:
+        """Keep the case's verdict for dspy's metric calls on `prediction`: its score,
+        feedback and named scores only. The prediction is held weakly and the case's
+        program trace not at all, so what dspy lets go of (a batch's predictions and the
+        traces replayed from them) is freed, not kept by the last VERDICTS_KEPT cases."""
+        verdict = (weakref.ref(prediction), trace.score, trace.feedback, dict(trace.scores))
         with self._lock:
-            self.verdicts[id(prediction)] = (prediction, trace)
+            self.verdicts[id(prediction)] = verdict
             while len(self.verdicts) > VERDICTS_KEPT:
                 self.verdicts.popitem(last=False)
 
@@ -253,11 +259,11 @@ class DspyCases:
 
         with self._lock:
             found = self.verdicts.get(id(pred))
-        if found is None or found[0] is not pred:
+        if found is None or found[0]() is not pred:
             return dspy.Prediction(score=0.0, feedback="This case was not scored.")
-        case = found[1]
+        _, score, feedback, scores = found
         return dspy.Prediction(
-            score=case.score, feedback=case.feedback or None, objective_scores=dict(case.scores)
+            score=score, feedback=feedback or None, objective_scores=dict(scores)
         )
 
 
