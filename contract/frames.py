@@ -7,14 +7,20 @@ a tree. The stages, the return-value verdict, the feedback cap and the call's du
 computed here, by the same rules the docs state. Anything malformed is a ProtocolError,
 which the runner reports as a crash (reason "protocol"). Every text a child sends is
 capped before it is stored.
+
+A run child's "run_finished" is held to what the child itself promises, since the
+program can write frames too: an output within skynet.values' output budget (past it,
+the run failed with "output_too_large", as the child says), and a DSPy program's part
+cut by skynet.dspy_part, the rules the child cuts it by.
 """
 
 from __future__ import annotations
 
 from contract import frameworks, libraries, values
 from contract.artifacts import OUTPUT_REPR_LIMIT, RUN_PROBLEMS
-from skynet import rewardspec, signature
+from skynet import dspy_part, rewardspec, signature
 from skynet.safe import MESSAGE_LIMIT, NAME_LIMIT, clip
+from skynet.values import output_budget
 from skynet.wire import ProtocolError
 
 LOAD_PROBLEMS = ("syntax_error", "import_error", "no_score_function")
@@ -196,21 +202,37 @@ def judge_result(frame: dict, duration_ms: float) -> dict:
     }
 
 
+def _too_large(output: dict) -> dict:
+    """The run_finished frame the child sends for an output past its budget."""
+    name = output.get("type", output.get("t"))
+    return {
+        "outcome": "raised",
+        "problem": "output_too_large",
+        "params": {"type": clip(name if isinstance(name, str) else "object", NAME_LIMIT)},
+        "exception": None,
+        "traceback": [],
+    }
+
+
 def check_run_finished(frame: dict) -> dict:
-    """A run child's "run_finished" frame with its texts capped; ProtocolError when
-    malformed."""
+    """A run child's "run_finished" frame with its texts capped and its output and DSPy
+    part held to the child's own limits; ProtocolError when malformed."""
     outcome = frame.get("outcome")
     if outcome == "returned":
         _require(isinstance(frame.get("output"), dict))
         _require(isinstance(frame.get("output_repr"), str))
+        if not values.fits(frame["output"], output_budget()):
+            return _too_large(frame["output"])
         checked = {
             "outcome": "returned",
             "output": frame["output"],
             "output_repr": frame["output_repr"][:OUTPUT_REPR_LIMIT],
         }
         if "dspy" in frame:  # a DSPy program's fields and trace, or its predictors
-            _require(isinstance(frame["dspy"], dict))
-            checked["dspy"] = frame["dspy"]
+            try:
+                checked["dspy"] = dspy_part.fit(frame["dspy"])
+            except dspy_part.Malformed:
+                raise ProtocolError("bad_frame_shape") from None
         return checked
     _require(outcome == "raised" and frame.get("problem") in RUN_PROBLEMS)
     _require(isinstance(frame.get("params"), dict))

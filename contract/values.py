@@ -17,6 +17,8 @@ import numbers
 from contract import shapes
 from skynet import report
 from skynet.safe import REPR_LIMIT, clip
+from skynet.values import Budget
+from skynet.wire import ProtocolError
 
 _NUMBERS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
@@ -135,6 +137,51 @@ def decode(node: object) -> object:
     """Stand-in objects for a node tree, on which the contract's rules give the verdict
     they would give on the real value (as far as its node could describe it)."""
     return _decode(node, _Classes())
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _children(node: dict) -> list:
+    """The nodes right below `node`; ProtocolError for what skynet.values never makes
+    (items that are no list, a dict item that is no pair, any other value that is no
+    datum)."""
+    below: list = []
+    for key, value in node.items():
+        if key == "items" and isinstance(value, list):
+            if node["t"] != "dict":
+                below.extend(value)
+                continue
+            for pair in value:
+                if not (isinstance(pair, list) and len(pair) == 2):
+                    raise ProtocolError("bad_frame_shape")
+                below.extend(pair)
+        elif key == "attrs" and isinstance(value, dict):
+            below.extend(value.values())
+        elif key in ("items", "attrs") or not isinstance(value, _SCALARS):
+            raise ProtocolError("bad_frame_shape")
+    return below
+
+
+def fits(node: object, budget: Budget) -> bool:
+    """Whether `node` is a tree skynet.values could have made within `budget`'s nodes and
+    depth, as a child makes run()'s output: one past them is a value the child would have
+    refused to send. Raises ProtocolError for what is no node tree at all. Walked level by
+    level and never further than the budget allows."""
+    left, level, depth = budget.nodes, [node], 0
+    while level:
+        left -= len(level)
+        if left < 0 or depth > budget.depth:
+            return False
+        below: list = []
+        for current in level:
+            if not isinstance(current, dict) or not isinstance(current.get("t"), str):
+                raise ProtocolError("bad_frame_shape")
+            below.extend(_children(current))
+            if len(below) > left:
+                return False
+        level, depth = below, depth + 1
+    return True
 
 
 def return_report(node: object, child_repr: object) -> dict:

@@ -31,6 +31,7 @@ import logging
 import os
 import queue
 import threading
+import weakref
 from collections import OrderedDict
 from concurrent.futures import Future
 
@@ -58,6 +59,7 @@ from optimizer.stoppers import (
     WatchStopper,
 )
 from skynet._dspy_program import TextEngine
+from skynet.dspy_part import DESC_LIMIT, FIELD_LIMIT, NAME_LIMIT, PREDICTOR_LIMIT, TEXT_LIMIT
 
 # The hidden input that tells the stand-in which case an example is.
 CASE_KEY = "skynet_case"
@@ -83,34 +85,31 @@ def text_of(candidate: dict) -> str:
     return "\n\n".join(f"[{name}]\n{text}" for name, text in sorted(candidate.items()))
 
 
-MAX_PREDICTORS = 50
-MAX_FIELDS = 100
-
-
 def readable(predictors: object) -> bool:
     """Whether a description from the sandbox is one the stand-in can be built from. It
     is data from user code's process, so it is checked rather than trusted."""
-    if not isinstance(predictors, list) or not 0 < len(predictors) <= MAX_PREDICTORS:
+    if not isinstance(predictors, list) or not 0 < len(predictors) <= PREDICTOR_LIMIT:
         return False
     names = set()
     for described in predictors:
         if not isinstance(described, dict):
             return False
         name, instructions = described.get("name"), described.get("instructions")
-        if not isinstance(name, str) or not 0 < len(name) <= 200 or name in names:
+        if not isinstance(name, str) or not 0 < len(name) <= NAME_LIMIT or name in names:
             return False
         names.add(name)
-        if not isinstance(instructions, str) or len(instructions) > 20_000:
+        if not isinstance(instructions, str) or len(instructions) > TEXT_LIMIT:
             return False
         fields = [*(described.get("inputs") or []), *(described.get("outputs") or [])]
-        if not described.get("outputs") or len(fields) > MAX_FIELDS:
+        if not described.get("outputs") or len(fields) > FIELD_LIMIT:
             return False
         for field in fields:
             if not isinstance(field, dict) or not isinstance(field.get("name"), str):
                 return False
             if not field["name"].isidentifier() or field["name"].startswith("_"):
                 return False
-            if not isinstance(field.get("desc", ""), str) or len(field.get("desc", "")) > 2000:
+            desc = field.get("desc", "")
+            if not isinstance(desc, str) or len(desc) > DESC_LIMIT:
                 return False
     return True
 
@@ -244,9 +243,14 @@ class DspyCases:
             with self._lock:
                 self.running.pop(key, None)
 
-    def remember(self, prediction, trace) -> None:
+    def remember(self, prediction, trace: CaseTrace) -> None:
+        """Keep the case's verdict for dspy's metric calls on `prediction`: its score,
+        feedback and named scores only. The prediction is held weakly and the case's
+        program trace not at all, so what dspy lets go of (a batch's predictions and the
+        traces replayed from them) is freed, not kept by the last VERDICTS_KEPT cases."""
+        verdict = (weakref.ref(prediction), trace.score, trace.feedback, dict(trace.scores))
         with self._lock:
-            self.verdicts[id(prediction)] = (prediction, trace)
+            self.verdicts[id(prediction)] = verdict
             while len(self.verdicts) > VERDICTS_KEPT:
                 self.verdicts.popitem(last=False)
 
@@ -255,11 +259,11 @@ class DspyCases:
 
         with self._lock:
             found = self.verdicts.get(id(pred))
-        if found is None or found[0] is not pred:
+        if found is None or found[0]() is not pred:
             return dspy.Prediction(score=0.0, feedback="This case was not scored.")
-        case = found[1]
+        _, score, feedback, scores = found
         return dspy.Prediction(
-            score=case.score, feedback=case.feedback or None, objective_scores=dict(case.scores)
+            score=score, feedback=feedback or None, objective_scores=dict(scores)
         )
 
 

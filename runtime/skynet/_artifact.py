@@ -27,7 +27,7 @@ from __future__ import annotations
 import sys
 import types
 
-from skynet import _confine, _state, compiling, template, tracebacks, values, wire
+from skynet import _confine, _state, compiling, dspy_part, template, tracebacks, values, wire
 from skynet._model import ModelError, llm
 from skynet.safe import safe_repr, safe_text, type_name
 
@@ -176,12 +176,12 @@ def _load_dspy(source: str, lines: list[str], artifact: dict):
 
     def run(_content: str, input: object) -> object:
         if artifact.get("describe"):
-            found["dspy"] = {"predictors": predictors}
+            found["dspy"] = dspy_part.fit({"predictors": predictors})
             return {}
         fields, trace = _dspy_program.run(
             program, instructions, input if isinstance(input, dict) else {}
         )
-        found["dspy"] = {"fields": _dspy_program._texts(fields), "trace": trace}
+        found["dspy"] = dspy_part.fit({"fields": _dspy_program._texts(fields), "trace": trace})
         return _dspy_program.output_of(fields, artifact.get("output_fields") or [])
 
     run.found = found  # type: ignore[attr-defined]

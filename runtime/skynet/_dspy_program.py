@@ -10,6 +10,7 @@ What returns to the parent is data only: the prediction's fields, and the trace 
 predictor calls (name, inputs, outputs), which the worker replays into its own copy of
 the program's predictors for DSPy's GEPA. "describe" gives the predictors' names,
 instructions and fields, so the worker can build that copy without running user code.
+Both are cut to skynet.dspy_part's limits, which the worker applies again.
 """
 
 from __future__ import annotations
@@ -17,10 +18,8 @@ from __future__ import annotations
 import os
 
 from skynet._model import llm
+from skynet.dspy_part import DESC_LIMIT, NAME_LIMIT, TEXT_LIMIT, TRACE_LIMIT
 from skynet.safe import safe_text, type_name
-
-TEXT_LIMIT = 20_000
-TRACE_LIMIT = 50
 
 
 class ProgramProblem(Exception):
@@ -121,8 +120,8 @@ def _field(name: str, info) -> dict:
     extra = getattr(info, "json_schema_extra", None) or {}
     return {
         "name": name,
-        "desc": safe_text(extra.get("desc") or "", 2000),
-        "prefix": safe_text(extra.get("prefix") or "", 200),
+        "desc": safe_text(extra.get("desc") or "", DESC_LIMIT),
+        "prefix": safe_text(extra.get("prefix") or "", NAME_LIMIT),
     }
 
 
@@ -133,7 +132,7 @@ def describe(program) -> list[dict]:
         signature = predictor.signature
         found.append(
             {
-                "name": safe_text(name, 200),
+                "name": safe_text(name, NAME_LIMIT),
                 "instructions": safe_text(signature.instructions or "", TEXT_LIMIT),
                 "inputs": [_field(k, v) for k, v in signature.input_fields.items()],
                 "outputs": [_field(k, v) for k, v in signature.output_fields.items()],

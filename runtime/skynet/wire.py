@@ -20,7 +20,9 @@ _loads = json.loads
 _HEADER = struct.Struct(">I")
 
 # Largest frame the parent accepts from a child: a result or a run's output described
-# within skynet.values' budgets (at most 2M characters, escaped) fits.
+# within skynet.values' budgets (at most 2M characters, escaped), with a DSPy program's
+# part (at most skynet.dspy_part.PART_LIMIT characters more) fits. It bounds what one
+# frame costs the worker before contract.frames holds each field to the child's limits.
 MAX_FRAME = 16 << 20
 # An llm() request: the provider's budget check refuses large prompts anyway.
 MAX_REQUEST_FRAME = 1 << 20

@@ -170,3 +170,32 @@ def test_the_metric_dspy_gets_reuses_the_verdict_with_named_scores_and_no_empty_
     # A prediction this run never made is not scored as if it had been.
     unknown = cases.metric(gold, dspy.Prediction(capital="Lima"))
     assert unknown.score == 0.0 and "not scored" in unknown.feedback
+
+
+def test_what_the_run_keeps_of_a_case_is_its_verdict_not_its_prediction_or_trace():
+    """dspy holds a batch's predictions, and the program traces replayed from them, while
+    it needs them; the verdicts kept for its metric calls keep neither alive after."""
+    import gc
+    import weakref
+
+    import dspy
+
+    from optimizer.adapter import CaseTrace
+    from optimizer.dspy_engine import DspyCases
+
+    class Part(dict):  # a program's part a weak reference can follow
+        pass
+
+    cases = DspyCases(adapter=None, spec=None, items=[], lanes=None)
+    step = {"predictor": "self", "inputs": {"country": "Peru"}, "outputs": {"capital": "Lima"}}
+    part = Part(fields={"capital": "Lima"}, trace=[step])
+    prediction = dspy.Prediction(capital="Lima")
+    cases.remember(
+        prediction, CaseTrace({"country": "Peru"}, "Lima", "Right.", 1.0, "valid", dspy=part)
+    )
+    gold = dspy.Example(country="Peru").with_inputs("country")
+    assert cases.metric(gold, prediction).score == 1.0
+    gone = [weakref.ref(prediction), weakref.ref(part)]
+    del prediction, part
+    gc.collect()
+    assert [ref() for ref in gone] == [None, None]
