@@ -10,7 +10,7 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling, trigger_client_event
 
-from checks import maintenance, presenters, selectors, services
+from checks import longpoll, maintenance, presenters, selectors, services
 from checks.forms import PICKER_FORMS
 from messages import reference_rows, words
 
@@ -25,8 +25,13 @@ def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """One check's result: its own page, and the partial that live updates poll."""
     check = selectors.get_check_for_user(request.user, pk)
     since = request.GET.get("since")
+    ask_again_ms = 0
     if request.htmx and since is not None and check.waits_for_news:
-        check = selectors.wait_for_change(check, since, LONG_POLL_S)
+        with longpoll.turn(request.user.pk) as may_wait:
+            if may_wait:
+                check = selectors.wait_for_change(check, since, LONG_POLL_S)
+            else:
+                ask_again_ms = longpoll.ASK_AGAIN_MS
     # A check whose worker died shows as the next sweep will end it (and the live panel
     # stops), without this read writing the row.
     check = maintenance.as_the_sweep_will_leave_it(check)
@@ -36,6 +41,7 @@ def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "rendered": presenters.present(check),
         "metric": metric,
         "reference_rows": reference_rows(),
+        "ask_again_ms": ask_again_ms,
         # The playground's panel asks for its history table too (?history=1), which the
         # final live update refreshes out of band; the wizard's and the check's own page
         # have no such table.

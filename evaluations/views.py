@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
+from checks import longpoll
 from evaluations import downloads, presenters, selectors, services, sweeps
 from evaluations.models import Evaluation
 from metrics import services as metric_services
@@ -71,15 +72,21 @@ def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation = sweeps.as_the_sweep_will_leave_it(evaluation)
     if request.htmx and request.GET.get("partial") == "live":
         since = request.GET.get("since")
+        ask_again_ms = 0
         if since is not None and not evaluation.is_final:
-            evaluation = selectors.wait_for_change(evaluation, since, LONG_POLL_S)
+            with longpoll.turn(request.user.pk) as may_wait:
+                if may_wait:
+                    evaluation = selectors.wait_for_change(evaluation, since, LONG_POLL_S)
+                else:
+                    ask_again_ms = longpoll.ASK_AGAIN_MS
         if evaluation.is_final:
             response = render(
                 request, "evaluations/detail.html#final_panel", _page_context(evaluation)
             )
             # 286 tells htmx to stop polling; the results replace the live panel.
             return HttpResponseStopPolling(response.content)
-        return render(request, "evaluations/detail.html#live_panel", _live_context(evaluation))
+        context = {**_live_context(evaluation), "ask_again_ms": ask_again_ms}
+        return render(request, "evaluations/detail.html#live_panel", context)
     return render(request, "evaluations/detail.html", _page_context(evaluation))
 
 

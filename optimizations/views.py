@@ -17,6 +17,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from checks import longpoll
 from optimizations import presenters, selectors, services, sweeps
 from optimizations.results import best_of
 from submissions import bundle
@@ -47,8 +48,9 @@ def _live_context(run: Run) -> dict:
     return context
 
 
-def _live_partial(request: HttpRequest, run: Run) -> HttpResponse:
-    response = render(request, "optimizations/run.html#run_live", _live_context(run))
+def _live_partial(request: HttpRequest, run: Run, ask_again_ms: int = 0) -> HttpResponse:
+    context = {**_live_context(run), "ask_again_ms": ask_again_ms}
+    response = render(request, "optimizations/run.html#run_live", context)
     if not run.is_live:
         # 286 tells htmx to stop polling; the final part replaces the live one.
         return HttpResponseStopPolling(response.content)
@@ -64,9 +66,14 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if request.htmx and request.GET.get("partial") == "live":
         run = sweeps.as_the_sweep_will_leave_it(run)
         since = request.GET.get("since")
+        ask_again_ms = 0
         if since is not None and run.is_live:
-            run = selectors.wait_for_change(run, since, LONG_POLL_S)
-        return _live_partial(request, run)
+            with longpoll.turn(request.user.pk) as may_wait:
+                if may_wait:
+                    run = selectors.wait_for_change(run, since, LONG_POLL_S)
+                else:
+                    ask_again_ms = longpoll.ASK_AGAIN_MS
+        return _live_partial(request, run, ask_again_ms)
     run = sweeps.as_the_sweep_will_leave_it(run)
     context = _live_context(run)
     context.update(

@@ -76,6 +76,12 @@ try:
     # /healthz shows its details (workers, sandbox layers, errors) only to staff users and
     # to callers presenting this token; unset, only staff users see them.
     HEALTH_TOKEN = env_token("SKYNET_HEALTH_TOKEN")
+    # Live panels' requests that wait on the server for their row to change
+    # (checks.longpoll): at most this many at once in one web process, so keep it below
+    # its threads (gunicorn --threads) and the rest serve pages; one user at most
+    # LONG_POLLS_PER_USER of them. A request over either is answered at once instead.
+    LONG_POLLS_PER_PROCESS = env_int("SKYNET_LONG_POLLS_PER_PROCESS", 8, minimum=1)
+    LONG_POLLS_PER_USER = env_int("SKYNET_LONG_POLLS_PER_USER", 4, minimum=1)
     # Sign-up attempts one client address may make per hour.
     SIGNUP_RATE_PER_HOUR = env_int("SKYNET_SIGNUP_RATE_PER_HOUR", 5, minimum=1, maximum=10000)
     LOG_LEVEL = env_str("DJANGO_LOG_LEVEL", "INFO").upper()

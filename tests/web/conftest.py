@@ -1,5 +1,6 @@
-"""Fixtures the web tests share: an empty draft, a saved metric version that labels, and
-a fake OpenAI provider on 127.0.0.1."""
+"""Fixtures the web tests share: an empty draft, a saved metric version that labels, a
+fake OpenAI provider on 127.0.0.1, and announcements of changed rows through the test
+Redis."""
 
 from __future__ import annotations
 
@@ -31,3 +32,15 @@ def provider():
     server = FakeProvider(openai_key=OPENAI_KEY).start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def announced(settings, redis_url, monkeypatch):
+    """Announcements go through the test Redis, the one the test worker publishes to."""
+    from checks import notify
+    from skynet_web.env import redis_py_url
+
+    settings.REDIS_PY_URL = redis_py_url(redis_url)
+    monkeypatch.setattr(notify, "_client", None)
+    yield
+    notify._client = None

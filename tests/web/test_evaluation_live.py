@@ -19,22 +19,12 @@ from evaluations import execution, views
 from evaluations.models import Evaluation
 from evaluations.selection import default_selection
 from evaluations.services import evaluation_create
-from skynet_web.env import redis_py_url
 from tests.web.evaluation_data import LABEL_METRIC, make_dataset
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 LIVE = re.compile(r'<section id="evaluation-live"[^>]*hx-get="([^"]+)" hx-trigger="([^"]+)"')
-
-
-@pytest.fixture
-def announced(settings, redis_url, monkeypatch):
-    """Announcements go through the test Redis, the one the test worker publishes to."""
-    settings.REDIS_PY_URL = redis_py_url(redis_url)
-    monkeypatch.setattr(notify, "_client", None)
-    yield
-    notify._client = None
 
 
 def _running(owner, **fields) -> Evaluation:
