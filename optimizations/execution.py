@@ -2,8 +2,8 @@
 
 The worker claims the run (a conditional update that counts an attempt: the one claim
 that wins is the only writer, every later write names its attempt), rebuilds the splits
-from the dataset, restores gepa's checkpoint into var/runs/<id>/ from the row when this
-machine does not have it (another worker's), and runs optimizer.engine.run_gepa (or, for
+from the dataset, restores gepa's checkpoint into var/runs/<id>/ from the row, once its
+signature holds (optimizations.checkpoints), and runs optimizer.engine.run_gepa (or, for
 a DSPy program, optimizer.dspy_engine.run_dspy_gepa) with the run's three models behind
 one dollar budget. What it finds goes to the database as it
 goes (`DatabaseSink`), in batches. A write that finds the row no longer running under its
@@ -28,6 +28,7 @@ from contract.cancel import Cancel
 from dataset_files import DatasetError, case_of_row, role_columns
 from dataset_files.table import Table
 from evaluations import stored_rows
+from optimizations import checkpoints
 from optimizations.models import RunCandidate, RunEvent
 from optimizations.results import result_of
 from optimizer.dspy_engine import run_dspy_gepa
@@ -120,7 +121,9 @@ class DatabaseSink:
         except OSError:
             logger.warning("run %s: no checkpoint to keep at %s", self.run_id, path)
             return
-        self._mine().update(checkpoint=data, checkpoint_at=timezone.now())
+        self._mine().update(
+            checkpoint=checkpoints.sign(self.run_id, data), checkpoint_at=timezone.now()
+        )
 
 
 # Spend keys that add up across attempts (the rest are the latest attempt's).
@@ -147,14 +150,17 @@ def _added(before: dict, now: dict) -> dict:
 def _restore_checkpoint(run: Run, directory: Path) -> bool:
     """Put the row's checkpoint in `directory`, over whatever the folder holds (the row's
     is the newest: each save reaches it; a folder may be another database's or an older
-    attempt's); whether the run resumes from one."""
+    attempt's, and gepa loads none but the one put here); whether the run resumes from
+    one. Raises checkpoints.CheckpointRefused when the row's is not signed for this run:
+    gepa unpickles what is put here, so that is never written."""
     path = directory / STATE_FILE
-    data = Run.objects.filter(pk=run.pk).values_list("checkpoint", flat=True).get()
-    if not data:
+    stored = Run.objects.filter(pk=run.pk).values_list("checkpoint", flat=True).get()
+    if not stored:
         path.unlink(missing_ok=True)
         return False
+    data = checkpoints.verify(run.pk, stored)
     part = path.with_suffix(".part")
-    part.write_bytes(bytes(data))
+    part.write_bytes(data)
     os.replace(part, path)
     return True
 
@@ -259,7 +265,13 @@ def execute_run(run_id: int) -> None:
         return
     directory = run_dir(run_id)
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    resumed = _restore_checkpoint(run, directory)
+    try:
+        resumed = _restore_checkpoint(run, directory)
+    except checkpoints.CheckpointRefused:
+        # Resuming from scratch would overwrite the candidates it found: it ends instead.
+        logger.warning("run %s: its checkpoint is not signed for it; not loaded", run_id)
+        _end(run_id, attempt, Run.Status.FAILED, failure="checkpoint_refused")
+        return
     RunEvent.objects.create(
         run_id=run_id,
         attempt=attempt,

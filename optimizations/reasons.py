@@ -137,6 +137,13 @@ def _failure_words(code: str, params: dict, run: Run) -> str:
             "The run has no training rows to learn from. Give the train split some rows and "
             "submit it again."
         )
+    if code == "checkpoint_refused":
+        return _(
+            "Its saved checkpoint was not loaded: its signature does not match (it was "
+            "changed after it was saved, is another run's, or was saved before checkpoints "
+            "were signed). What the run found until then is kept; submit the run again to "
+            "start over."
+        )
     if code == "time_limit":
         return _("The run reached the worker's time limit for one go.")
     if code == "internal_error":

@@ -1,10 +1,11 @@
 """Runs in real runs workers on a private Redis: a worker killed mid-run and the run
 taken up by another worker from its checkpoint, finishing once; a cancel reaching the
-worker; a provider failing mid-run pausing it with everything kept, and Resume."""
+worker; a checkpoint planted in the row, which the worker never unpickles."""
 
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import time
 
@@ -18,6 +19,7 @@ from submissions.services import RUN_OPTIMIZATION_TASK
 from tests import quiz
 from tests.conftest import wait_for
 from tests.web.run_data import make_quiz_run, quiz_models
+from tests.web.test_run_checkpoint import Planted
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 
@@ -98,3 +100,16 @@ def test_a_cancel_reaches_the_running_worker_within_seconds(owner, run_workers):
     run.refresh_from_db()
     assert run.status == "cancelled" and run.result is not None
     assert services.run_cancel(run) is False  # already final
+
+
+def test_a_planted_checkpoint_never_runs_in_the_worker(owner, run_workers, tmp_path):
+    run_workers("runner")
+    marker = tmp_path / "unpickled"
+    run = make_quiz_run(owner)
+    # As Resume leaves a paused run, its row's checkpoint replaced by a pickle that
+    # writes a file when loaded.
+    Run.objects.filter(pk=run.pk).update(attempt=1, checkpoint=pickle.dumps(Planted(marker)))
+    enqueue(RUN_OPTIMIZATION_TASK, run.pk)
+    wait_for(lambda: state(run).status not in (Run.Status.QUEUED, Run.Status.RUNNING), 120)
+    assert not marker.exists()
+    assert (state(run).status, state(run).failure) == ("failed", "checkpoint_refused")
