@@ -6,7 +6,9 @@ import time
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from checks import notify
@@ -79,7 +81,10 @@ def wait_for_change(check: Check, since: str, seconds: float) -> Check:
     with notify.Waiter(check.pk) as waiter:
         while True:
             # Subscribed before this read: a change right after it is not missed.
-            check.refresh_from_db()
+            try:
+                check.refresh_from_db()
+            except ObjectDoesNotExist:  # deleted while its panel waited
+                raise Http404 from None
             left = deadline - time.monotonic()
             if check.is_final or check.live_token != since or left <= 0:
                 return check

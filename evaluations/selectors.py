@@ -10,7 +10,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import F, QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from checks import notify
@@ -97,7 +99,10 @@ def wait_for_change(evaluation: Evaluation, since: str, seconds: float) -> Evalu
     with notify.Waiter(evaluation.pk, notify.EVALUATION) as waiter:
         while True:
             # Subscribed before this read: a change right after it is not missed.
-            evaluation.refresh_from_db(fields=LIVE_FIELDS)
+            try:
+                evaluation.refresh_from_db(fields=LIVE_FIELDS)
+            except ObjectDoesNotExist:  # deleted while its panel waited
+                raise Http404 from None
             evaluation = as_the_sweep_will_leave_it(evaluation)
             left = deadline - time.monotonic()
             if evaluation.is_final or evaluation.live_token != since or left <= 0:

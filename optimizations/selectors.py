@@ -7,6 +7,9 @@ import hashlib
 import json
 import time
 
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404
+
 from checks import notify
 from optimizations import sweeps
 from optimizations.models import RunCandidate, RunEvent
@@ -52,7 +55,10 @@ def wait_for_change(run: Run, since: str, seconds: float) -> Run:
     with notify.Waiter(run.pk, "run") as waiter:
         while True:
             # Subscribed before this read: a change right after it is not missed.
-            run.refresh_from_db()
+            try:
+                run.refresh_from_db()
+            except ObjectDoesNotExist:  # deleted while its panel waited
+                raise Http404 from None
             run = sweeps.as_the_sweep_will_leave_it(run)
             left = deadline - time.monotonic()
             if not run.is_live or live_token(run) != since or left <= 0:
