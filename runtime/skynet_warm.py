@@ -25,8 +25,11 @@ so the worker forks a check's case processes ahead of time, and a check's critic
 holds no fork: its jobs go straight to processes that are already waiting.
 
 This process is not dumpable, so a case child, although it runs as the same user, can
-neither read nor write its memory (/proc/PID/mem). A case can at most kill it, which ends
-its own check. After the check the worker kills the whole sandbox; nothing of it is used
+neither read nor write its memory (/proc/PID/mem). Each case child, first thing after its
+fork, is set apart from its siblings (skynet._apart): not dumpable either, and where the
+kernel scopes signals in a Landlock domain of its own, so that it can neither read nor
+rewrite another case's memory nor signal another case or this process. A case can only
+ruin itself. After the check the worker kills the whole sandbox; nothing of it is used
 again.
 """
 
@@ -43,7 +46,7 @@ import sys
 
 import skynet_child
 
-from skynet import _confine, _memory, wire
+from skynet import _apart, _confine, _memory, wire
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
@@ -51,13 +54,13 @@ _EXIT_INTERNAL = 70
 _FDS_PER_CASE = 3
 
 
-# Loaded once here: each case process calls prctl twice, and a new handle per call would
+# Loaded once here: each case process calls into it, and a new handle per case would
 # load and look it up again in every one.
-_libc_prctl = ctypes.CDLL(None, use_errno=True).prctl
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def _prctl(option: int, value: int) -> None:
-    _libc_prctl(option, ctypes.c_ulong(value), 0, 0, 0)
+    _libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0)
 
 
 # A process whose address-space limit is below this imports nothing ahead of its cases:
@@ -127,8 +130,9 @@ def _case_child(
     try:
         case_fd, out_fd, err_fd = fds
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        # Its own /proc/self is readable again; the sandbox process stays out of reach.
-        _prctl(_PR_SET_DUMPABLE, 1)
+        # Before it answers, so before any user code: out of its siblings' reach, and
+        # they out of its (or the case fails as internal, never runs unwalled).
+        _apart.enter(_libc, scope_signals="cases_apart" in layers)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         for fd in wake:

@@ -30,6 +30,7 @@ CHILD_LAYERS = (
     "unprivileged_uid",
     "seccomp",
     "landlock",
+    "cases_apart",
     "rlimits",
     "pdeathsig",
     "clean_env",

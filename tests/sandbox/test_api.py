@@ -76,7 +76,7 @@ def test_bwrap_command_line(runtime_dir):
     argv = launch.argv
     sandbox.kill(subprocess.Popen(["true"]), launch)  # gives back its cgroup and descriptor
     assert launch.mode == "bwrap"
-    assert set(launch.layers) >= set(sandbox.LAYERS) - {"cgroup", "landlock"}
+    assert set(launch.layers) >= set(sandbox.LAYERS) - {"cgroup", "landlock", "cases_apart"}
     if "cgroup" in launch.layers:
         # A shell that moves itself into the case's cgroup comes first, then execs.
         assert argv[:2] == ["/bin/sh", "-c"]
@@ -153,9 +153,9 @@ def test_self_test_under_bwrap_confirms_every_layer(no_leftovers):
     report = sandbox.self_test(bwrap_config())
     assert report["mode"] == "bwrap"
     assert report["probes"] and all(report["probes"].values()), report
-    # Every layer, Landlock where the kernel has it.
+    # Every layer, Landlock's where the kernel has them.
     assert report["layers"] == list(sandbox.active_layers(bwrap_config())), report
-    assert set(sandbox.LAYERS) - set(report["layers"]) <= {"landlock"}, report
+    assert set(sandbox.LAYERS) - set(report["layers"]) <= {"landlock", "cases_apart"}, report
     assert "error" not in report
 
 
@@ -167,6 +167,7 @@ def test_self_test_unconfined_reports_what_holds(no_leftovers):
     assert probes["network_blocked"] and probes["shadow_unreadable"]
     assert probes["abstract_socket_unreachable"]  # seccomp: no way to address a socket
     assert probes["secrets_absent"] and probes["uid_unprivileged"]
+    assert probes["siblings_out_of_reach"]
     assert not probes["host_processes_hidden"]  # no pid namespace: said, not hidden
     assert "namespaces" not in report["layers"]
     assert {"seccomp", "rlimits", "unprivileged_uid"} <= set(report["layers"])
