@@ -62,7 +62,7 @@ def limits_for(
           "open_files": 64,            # RLIMIT_NOFILE
           "max_processes": 64,         # RLIMIT_NPROC (per sandbox under bwrap, see package doc)
           "core_bytes": 0,             # RLIMIT_CORE
-          "uid": 65534, "gid": 65534,  # drop to these if the child still is root, else None
+          "uid": 60600, "gid": 60600,  # drop to these if the child still is root, else None
           "seccomp": "load",           # "load" (the program below), or None
           "seccomp_bpf": "...",        # base64 of the filter, for "load"
           "noexec": ["/tmp"],          # bwrap only: the writable mounts, noexec

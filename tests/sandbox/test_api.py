@@ -119,9 +119,22 @@ def test_bwrap_command_line(runtime_dir):
     assert not [s for s in sources if s.startswith(("/work", "/root", "/home"))], sources
 
 
-def test_for_slot_gives_each_slot_its_own_uid():
-    a, b = sandbox.SandboxConfig.for_slot(0), sandbox.SandboxConfig.for_slot(3)
-    assert (a.uid, b.uid) == (sandbox.SLOT_UID_BASE, sandbox.SLOT_UID_BASE + 3)
+def test_sandboxes_run_as_a_uid_of_their_own_not_nobody():
+    """Not 65534, which host daemons run as too: a uid no other program has."""
+    config = sandbox.SandboxConfig()
+    assert config.uid == config.gid == sandbox.DEFAULT_UID
+    assert sandbox.DEFAULT_UID not in (0, 65534)
+    if os.geteuid() == 0:
+        limits = sandbox.limits_for(1, config)
+        assert (limits["uid"], limits["gid"]) == (sandbox.DEFAULT_UID, sandbox.DEFAULT_UID)
+
+
+def test_for_slot_gives_each_slot_its_own_uid_after_the_sandboxes():
+    config = sandbox.SandboxConfig(uid=61000, gid=61000)
+    a, b = config.for_slot(0), config.for_slot(3)
+    assert (a.uid, b.uid) == (61001, 61004)
+    # One group for all: the one the staged files are shared with.
+    assert a.gid == b.gid == 61000
     assert a.uid_exclusive and b.uid_exclusive
 
 
