@@ -123,7 +123,12 @@ def _recv_frame(sock: socket.socket) -> tuple[dict | None, list[int]]:
 
 
 def _case_child(
-    control: socket.socket, frame: dict, fds: list[int], layers: list[str], wake: tuple
+    control: socket.socket,
+    frame: dict,
+    fds: list[int],
+    layers: list[str],
+    wake: tuple,
+    ruleset: int | None,
 ) -> None:
     """In the forked process: become the case, then end."""
     code = 0
@@ -132,7 +137,7 @@ def _case_child(
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         # Before it answers, so before any user code: out of its siblings' reach, and
         # they out of its (or the case fails as internal, never runs unwalled).
-        _apart.enter(_libc, scope_signals="cases_apart" in layers)
+        _apart.enter(_libc, ruleset)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         for fd in wake:
@@ -166,7 +171,7 @@ def _case_child(
     os._exit(code)
 
 
-def serve(control: socket.socket, layers: list[str]) -> None:
+def serve(control: socket.socket, layers: list[str], ruleset: int | None) -> None:
     children: dict[int, int] = {}  # pid -> case index
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
@@ -200,7 +205,7 @@ def serve(control: socket.socket, layers: list[str]) -> None:
         if frame["type"] == "case" and len(fds) == _FDS_PER_CASE:
             pid = os.fork()
             if pid == 0:
-                _case_child(control, frame, fds, layers, (wake_read, wake_write))
+                _case_child(control, frame, fds, layers, (wake_read, wake_write), ruleset)
             children[pid] = frame["index"]
         elif frame["type"] == "kill":
             for pid, index in list(children.items()):
@@ -231,13 +236,15 @@ def main(argv: list[str]) -> None:
         preload((job.get("limits") or {}).get("preload") or [], _confine.site)
         if job.get("preload") == "dspy":
             _preload_dspy()
+        # Each case enters a Landlock domain of its own made from this one ruleset.
+        ruleset = _apart.signal_ruleset(_libc) if "cases_apart" in layers else None
         # Case children run as the same user: without this they could open our memory.
         _prctl(_PR_SET_DUMPABLE, 0)
         # Nothing allocated so far is garbage: keep the collector off these pages, so each
         # forked case does not copy them when it first runs.
         gc.freeze()
         wire.send(control, {"type": "ready", "layers": layers})
-        serve(control, layers)
+        serve(control, layers, ruleset)
     except BaseException:  # noqa: B036
         try:
             wire.send(control, {"type": "fatal", "reason": "internal"})
