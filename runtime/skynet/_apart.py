@@ -9,9 +9,9 @@ before it says it is ready and so before any user code:
 * not dumpable (PR_SET_DUMPABLE 0): another process may open the /proc/PID/mem, environ,
   maps, fd/, cwd or root of a process that is not dumpable only with CAP_SYS_PTRACE over
   it, and no case holds a capability. Any kernel.
-* with `scope_signals`, a Landlock domain of the case's own that scopes signals
-  (LANDLOCK_SCOPE_SIGNAL, Landlock ABI 6, Linux 6.12): kill, tgkill, pidfd_send_signal and
-  SIGIO reach only the case and what it starts, never a sibling nor the warm process. The
+* where the kernel has Landlock ABI 6 (Linux 6.12), a Landlock domain of the case's own
+  that scopes signals (LANDLOCK_SCOPE_SIGNAL): kill, tgkill, pidfd_send_signal and SIGIO
+  reach only the case and what it starts, never a sibling nor the warm process. The
   domain also refuses every ptrace-type access from one case to another (/proc/PID/mem
   included, even of a program a case ran, which exec made dumpable again): a second wall.
   Where the kernel has no ABI 6 the sandbox does not claim the layer "cases_apart"; the
