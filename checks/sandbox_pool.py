@@ -23,7 +23,12 @@ POOL_SIZE = 3
 
 
 def base_config() -> sandbox.SandboxConfig:
-    changes: dict = {"memory_mb": settings.SANDBOX_MEMORY_MB, "mode": settings.SANDBOX_MODE}
+    changes: dict = {
+        "memory_mb": settings.SANDBOX_MEMORY_MB,
+        "mode": settings.SANDBOX_MODE,
+        "uid": settings.SANDBOX_UID,
+        "gid": settings.SANDBOX_UID,
+    }
     if settings.SANDBOX_PYTHON:
         changes["python"] = settings.SANDBOX_PYTHON
     if settings.SANDBOX_BWRAP:
@@ -43,12 +48,13 @@ def config() -> sandbox.SandboxConfig:
 
     Under bubblewrap every sandbox has its own user namespace, so one shared uid is safe.
     Unconfined, two concurrent checks under one uid would share RLIMIT_NPROC (a fork bomb
-    in one would starve the other), so each worker process gets a uid of its own.
+    in one would starve the other), so each worker process gets a uid of its own: the
+    ones after SKYNET_SANDBOX_UID.
     """
     base = base_config()
     if _slot is None or base.mode == "bwrap":
         return base
-    return dataclasses.replace(base, uid=sandbox.SLOT_UID_BASE + _slot, uid_exclusive=True)
+    return base.for_slot(_slot)
 
 
 def start_pool() -> None:

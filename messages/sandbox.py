@@ -15,6 +15,7 @@ LAYER_NAMES = {
     "unprivileged_uid": _("unprivileged user"),
     "seccomp": _("seccomp filter"),
     "landlock": _("only installed programs can run (Landlock)"),
+    "cases_apart": _("no case can read or signal another (Landlock)"),
     "rlimits": _("resource limits"),
     "pdeathsig": _("ends with its parent"),
     "clean_env": _("clean environment"),

@@ -25,8 +25,11 @@ so the worker forks a check's case processes ahead of time, and a check's critic
 holds no fork: its jobs go straight to processes that are already waiting.
 
 This process is not dumpable, so a case child, although it runs as the same user, can
-neither read nor write its memory (/proc/PID/mem). A case can at most kill it, which ends
-its own check. After the check the worker kills the whole sandbox; nothing of it is used
+neither read nor write its memory (/proc/PID/mem). Each case child, first thing after its
+fork, is set apart from its siblings (skynet._apart): not dumpable either, and where the
+kernel scopes signals in a Landlock domain of its own, so that it can neither read nor
+rewrite another case's memory nor signal another case or this process. A case can only
+ruin itself. After the check the worker kills the whole sandbox; nothing of it is used
 again.
 """
 
@@ -43,7 +46,7 @@ import sys
 
 import skynet_child
 
-from skynet import _confine, _memory, wire
+from skynet import _apart, _confine, _memory, wire
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
@@ -51,13 +54,13 @@ _EXIT_INTERNAL = 70
 _FDS_PER_CASE = 3
 
 
-# Loaded once here: each case process calls prctl twice, and a new handle per call would
+# Loaded once here: each case process calls into it, and a new handle per case would
 # load and look it up again in every one.
-_libc_prctl = ctypes.CDLL(None, use_errno=True).prctl
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def _prctl(option: int, value: int) -> None:
-    _libc_prctl(option, ctypes.c_ulong(value), 0, 0, 0)
+    _libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0)
 
 
 # A process whose address-space limit is below this imports nothing ahead of its cases:
@@ -120,15 +123,21 @@ def _recv_frame(sock: socket.socket) -> tuple[dict | None, list[int]]:
 
 
 def _case_child(
-    control: socket.socket, frame: dict, fds: list[int], layers: list[str], wake: tuple
+    control: socket.socket,
+    frame: dict,
+    fds: list[int],
+    layers: list[str],
+    wake: tuple,
+    ruleset: int | None,
 ) -> None:
     """In the forked process: become the case, then end."""
     code = 0
     try:
         case_fd, out_fd, err_fd = fds
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        # Its own /proc/self is readable again; the sandbox process stays out of reach.
-        _prctl(_PR_SET_DUMPABLE, 1)
+        # Before it answers, so before any user code: out of its siblings' reach, and
+        # they out of its (or the case fails as internal, never runs unwalled).
+        _apart.enter(_libc, ruleset)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         for fd in wake:
@@ -162,7 +171,7 @@ def _case_child(
     os._exit(code)
 
 
-def serve(control: socket.socket, layers: list[str]) -> None:
+def serve(control: socket.socket, layers: list[str], ruleset: int | None) -> None:
     children: dict[int, int] = {}  # pid -> case index
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
@@ -196,7 +205,7 @@ def serve(control: socket.socket, layers: list[str]) -> None:
         if frame["type"] == "case" and len(fds) == _FDS_PER_CASE:
             pid = os.fork()
             if pid == 0:
-                _case_child(control, frame, fds, layers, (wake_read, wake_write))
+                _case_child(control, frame, fds, layers, (wake_read, wake_write), ruleset)
             children[pid] = frame["index"]
         elif frame["type"] == "kill":
             for pid, index in list(children.items()):
@@ -227,13 +236,15 @@ def main(argv: list[str]) -> None:
         preload((job.get("limits") or {}).get("preload") or [], _confine.site)
         if job.get("preload") == "dspy":
             _preload_dspy()
+        # Each case enters a Landlock domain of its own made from this one ruleset.
+        ruleset = _apart.signal_ruleset(_libc) if "cases_apart" in layers else None
         # Case children run as the same user: without this they could open our memory.
         _prctl(_PR_SET_DUMPABLE, 0)
         # Nothing allocated so far is garbage: keep the collector off these pages, so each
         # forked case does not copy them when it first runs.
         gc.freeze()
         wire.send(control, {"type": "ready", "layers": layers})
-        serve(control, layers)
+        serve(control, layers, ruleset)
     except BaseException:  # noqa: B036
         try:
             wire.send(control, {"type": "fatal", "reason": "internal"})

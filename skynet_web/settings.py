@@ -60,6 +60,11 @@ try:
     SANDBOX_CGROUP = env_str("SKYNET_SANDBOX_CGROUP", "")
     SANDBOX_PYTHON = env_str("SKYNET_SANDBOX_PYTHON", "")
     SANDBOX_MEMORY_MB = env_int("SKYNET_SANDBOX_MEMORY_MB", 512, minimum=64, maximum=16384)
+    # The host uid and gid sandboxes run as where the worker is root (a worker that is not
+    # root runs them as itself): one no other program uses, not nobody's 65534. Unconfined,
+    # worker process n runs its sandboxes as the uid after it plus n. At most 2**31 - 1:
+    # tools that read uids as signed numbers break above.
+    SANDBOX_UID = env_int("SKYNET_SANDBOX_UID", 60600, minimum=1, maximum=2**31 - 1)
     # The sandbox a DSPy program runs in (dspy alone takes ~100 MB of it).
     DSPY_SANDBOX_MEMORY_MB = env_int(
         "SKYNET_DSPY_SANDBOX_MEMORY_MB", 2048, minimum=256, maximum=16384

@@ -3,7 +3,7 @@
 The runner asks this module for the exact command line and environment of a child, starts it
 itself, and asks it again to make sure nothing is left when the check is over::
 
-    cfg = SandboxConfig()                      # or SandboxConfig.for_slot(n)
+    cfg = SandboxConfig()                      # or SandboxConfig().for_slot(n)
     launch = prepare(runtime_dir, "skynet_child.py", [str(fd)], timeout_s=T, config=cfg)
     proc = launch.popen(pass_fds=(fd,), stdin=DEVNULL, stdout=PIPE, stderr=PIPE)
     send job frame {"limits": launch.limits, ...} on the socket
@@ -27,9 +27,10 @@ Layers (stable codes, see `LAYERS`), from the outside in:
   sandbox bwrap starts alone in a mount namespace of its own, with the two capabilities
   it is started with for that and drops, checked, before anything else runs
   (skynet._noexec).
-* ``unprivileged_uid``: the sandbox runs as uid 65534 (or one uid per slot), switched with
-  util-linux `setpriv` in front of the command, so `Popen` keeps its fast vfork path (no
-  preexec_fn, no user=). Without setpriv a two-line Python trampoline does the same.
+* ``unprivileged_uid``: the sandbox runs as a uid of its own (DEFAULT_UID unless the config
+  names another; one uid per slot unconfined), switched with util-linux `setpriv` in
+  front of the command, so `Popen` keeps its fast vfork path (no preexec_fn, no user=).
+  Without setpriv a two-line Python trampoline does the same.
 * ``seccomp``: a filter built here, in the worker (contract.sandbox.seccomp), loaded by
   the child from the job's bytes before any user code.
 * ``landlock``: where the kernel has it (ABI 2, Linux 5.19), execve only beneath the
@@ -46,10 +47,10 @@ forbids user namespaces) keeps every layer but the namespaces and the noexec mou
 never chosen for you.
 
 Process limits and uids: RLIMIT_NPROC is counted per uid *and per user namespace*. Under
-bubblewrap each sandbox has its own user namespace, so the shared uid 65534 is fine: a fork
+bubblewrap each sandbox has its own user namespace, so one shared uid is fine: a fork
 bomb in one check hits its own limit and never starves the next (measured on this kernel).
 Unconfined, the count is shared by every process of the uid, so concurrent slots should
-each use their own uid: `SandboxConfig.for_slot(n)` gives uid 60000+n and lets `kill()`
+each use their own uid: `config.for_slot(n)` gives uid config.uid+1+n and lets `kill()`
 sweep every process of that uid. The check sandboxes a zygote forks (contract.zygote)
 share the zygote's user namespace, so there the cgroup's pids.max bounds each one, and
 `prepare(zygote=True)` / `zygote_possible()` insist on a cgroup.
@@ -67,12 +68,11 @@ from __future__ import annotations
 from contract.sandbox.config import (
     CHILD_LAYERS,
     DEFAULT_RUNTIME_DIR,
+    DEFAULT_UID,
     FALLBACK_PROCESSES,
     LAYERS,
     MODES,
-    NOBODY,
     RUNTIME_MOUNT,
-    SLOT_UID_BASE,
     Launch,
     SandboxConfig,
     sandbox_env,
@@ -86,13 +86,12 @@ from contract.sandbox.selftest import self_test
 __all__ = [
     "CHILD_LAYERS",
     "DEFAULT_RUNTIME_DIR",
+    "DEFAULT_UID",
     "FALLBACK_PROCESSES",
     "LAYERS",
     "MODES",
-    "NOBODY",
     "REASONS",
     "RUNTIME_MOUNT",
-    "SLOT_UID_BASE",
     "Launch",
     "SandboxConfig",
     "SandboxUnavailable",

@@ -30,6 +30,7 @@ CHILD_LAYERS = (
     "unprivileged_uid",
     "seccomp",
     "landlock",
+    "cases_apart",
     "rlimits",
     "pdeathsig",
     "clean_env",
@@ -39,10 +40,12 @@ CHILD_LAYERS = (
 # machine whose kernel forbids them, and only when an operator asks (SKYNET_SANDBOX).
 MODES = ("bwrap", "unconfined")
 
-NOBODY = 65534
-# Uids for per-slot sandboxes: 60000-64999 is Debian's "globally allocated" range, unused on
-# almost every system and below 65536, so it also exists in a typical container's uid map.
-SLOT_UID_BASE = 60000
+# The host uid, and gid, sandboxes run as where the worker is root (SKYNET_SANDBOX_UID).
+# Not 65534 (nobody), which host daemons run as too: a uid nothing else on the machine
+# has, in the gap systemd leaves unassigned (60578-61183, between the users it maps into
+# containers and its dynamic ones), and below 65536 so a typical container's uid map has
+# it. Unconfined, worker process n takes the next one (SandboxConfig.for_slot).
+DEFAULT_UID = 60600
 
 # Where the runtime folder appears inside the sandbox (the host path stays hidden), and
 # the staged libraries (contract.sandbox.site).
@@ -138,9 +141,10 @@ class SandboxConfig:
     # The memory limit of everything one sandbox runs, together (MiB).
     memory_mb: int = 512
     # Host uid/gid the sandbox runs as when the runner is root. None: keep the runner's uid
-    # (only sensible when the runner itself is unprivileged).
-    uid: int | None = NOBODY
-    gid: int = NOBODY
+    # (only sensible when the runner itself is unprivileged). A runner that is not root
+    # runs its sandboxes as itself, whatever these say.
+    uid: int | None = DEFAULT_UID
+    gid: int = DEFAULT_UID
     # True when no other sandbox runs as this uid at the same time: kill() then removes every
     # process of the uid, which is what keeps the unconfined mode leak-proof without a cgroup.
     uid_exclusive: bool = False
@@ -169,12 +173,15 @@ class SandboxConfig:
         if self.mode not in MODES:
             raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}")
 
-    @classmethod
-    def for_slot(cls, slot: int, *, base_uid: int = SLOT_UID_BASE, **changes) -> SandboxConfig:
-        """A config with a uid of its own for concurrency slot `slot` (0, 1, 2...)."""
+    def for_slot(self, slot: int) -> SandboxConfig:
+        """This config with a uid of its own for concurrency slot `slot` (0, 1, 2...): the
+        uid after this one's, plus the slot, and the same gid (the group the staged files
+        are shared with)."""
         if slot < 0:
             raise ValueError("slot must be >= 0")
-        return replace(cls(), uid=base_uid + slot, uid_exclusive=True, **changes)
+        if self.uid is None:
+            raise ValueError("a config without a uid has no slots")
+        return replace(self, uid=self.uid + 1 + slot, uid_exclusive=True)
 
 
 @dataclass

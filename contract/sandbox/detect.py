@@ -45,7 +45,7 @@ from contract.sandbox.config import (
 from contract.sandbox.errors import SandboxUnavailable
 from contract.sandbox.processes import _reap_adopted
 from contract.sandbox.stage import stage, wheel_bwrap
-from skynet import _noexec
+from skynet import _apart, _noexec
 
 log = logging.getLogger("contract.sandbox")
 
@@ -160,6 +160,15 @@ def _detect(config: SandboxConfig) -> _Plan:
             "installed folders",
             abi,
             _noexec.LANDLOCK_MIN_ABI,
+        )
+    if abi >= _apart.SIGNAL_SCOPE_ABI:
+        child_layers.append("cases_apart")
+    else:
+        log.info(
+            "sandbox: Landlock cannot scope signals here (ABI %d, %d needed): the cases of a "
+            "sandbox cannot read one another's memory, but can signal one another",
+            abi,
+            _apart.SIGNAL_SCOPE_ABI,
         )
     found = detect_cgroups(None if config.cgroup in ("auto", "off") else config.cgroup)
     cgroup = found.plan if config.cgroup != "off" else None

@@ -62,7 +62,7 @@ def limits_for(
           "open_files": 64,            # RLIMIT_NOFILE
           "max_processes": 64,         # RLIMIT_NPROC (per sandbox under bwrap, see package doc)
           "core_bytes": 0,             # RLIMIT_CORE
-          "uid": 65534, "gid": 65534,  # drop to these if the child still is root, else None
+          "uid": 60600, "gid": 60600,  # drop to these if the child still is root, else None
           "seccomp": "load",           # "load" (the program below), or None
           "seccomp_bpf": "...",        # base64 of the filter, for "load"
           "noexec": ["/tmp"],          # bwrap only: the writable mounts, noexec
@@ -70,6 +70,8 @@ def limits_for(
                                        # its capabilities (bwrap alone; not a zygote's)
           "exec_paths": [...],         # Landlock, where the kernel has it: execve only
                                        # beneath these
+          "cases_apart": True,         # where Landlock scopes signals: each case forked
+                                       # gets a domain of its own (skynet._apart)
           "subreaper": False,          # unconfined only: adopt orphans (PR_SET_CHILD_SUBREAPER)
           "env_keys": [...],           # the only environment variables the child may have
           "required": [...],           # layers apply() must set up, or raise (fail closed)
@@ -120,6 +122,8 @@ def limits_for(
         limits["mount_noexec"] = not zygote
     if "landlock" in plan.layers:
         limits["exec_paths"] = exec_folders(cfg)
+    if "cases_apart" in plan.layers:
+        limits["cases_apart"] = True
     if cfg.site_packages:
         # The staged libraries (contract.sandbox.site), on every case's sys.path
         # (runtime/skynet_warm.py), and those a warm sandbox imports before its cases.

@@ -27,6 +27,12 @@ Python raises a clean OSError the check can report):
   whatever its bits (the dynamic loader runs a file that has none) is the noexec /tmp of
   every sandbox with namespaces (skynet._noexec).
 * leaving the check: clearing PR_SET_PDEATHSIG or touching PR_SET_CHILD_SUBREAPER.
+* another process's limits and scheduling: prlimit64, sched_setaffinity,
+  sched_setscheduler, sched_setparam and sched_setattr for any pid but 0 (the caller),
+  setpriority and ioprio_set for anyone but the caller itself (which: the process, who:
+  0). The kernel asks only for the same uid, which the cases of a sandbox share: one
+  could lower a sibling's CPU limit (that kills it as a signal would) or starve it.
+  resource.setrlimit and os.nice name the caller as 0 and keep working.
 
 Syscalls of a foreign ABI (i386 via int 0x80, x32) kill the process (libseccomp's bad-arch
 action): they would not match the native rules.
@@ -130,6 +136,18 @@ _NOT_IMPLEMENTED = {"clone3": None, "openat2": None, "fchmodat2": 452}
 # on x86_64 and aarch64, which share the syscall table from 424 on).
 _DENIED_BY_NUMBER = {"setxattrat": 463, "removexattrat": 466}
 
+# Calls on another process (argument 0 its pid) that may name only the caller, as 0.
+_OWN_PROCESS_ONLY = (
+    "prlimit64",
+    "sched_setaffinity",
+    "sched_setscheduler",
+    "sched_setparam",
+    "sched_setattr",
+)
+# setpriority(which, who, ...) and ioprio_set(which, who, ...): `which` must be the
+# process kind (PRIO_PROCESS 0, IOPRIO_WHO_PROCESS 1) and `who` 0, the caller.
+_OWN_PRIORITY_ONLY = {"setpriority": 0, "ioprio_set": 1}
+
 # Which argument carries the mode, per call that creates a file or changes its mode; and
 # for open/openat, which carries the flags.
 _MODE_CALLS = {"chmod": 1, "fchmod": 1, "fchmodat": 2, "creat": 1}
@@ -176,6 +194,11 @@ def _rules(sc, syscall_filter) -> None:
                     sc.Arg(flags_arg, sc.MASKED_EQ, creating, creating),
                     sc.Arg(mode_arg, sc.MASKED_EQ, bit, bit),
                 )
+    for name in _OWN_PROCESS_ONLY:
+        _add(syscall_filter, eperm, name, sc.Arg(0, sc.NE, 0))
+    for name, process_kind in _OWN_PRIORITY_ONLY.items():
+        _add(syscall_filter, eperm, name, sc.Arg(0, sc.NE, process_kind))
+        _add(syscall_filter, eperm, name, sc.Arg(1, sc.NE, 0))
     syscall_filter.add_rule(
         eperm, "prctl", sc.Arg(0, sc.EQ, _PR_SET_PDEATHSIG), sc.Arg(1, sc.NE, _SIGKILL)
     )

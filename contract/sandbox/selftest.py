@@ -34,10 +34,13 @@ def self_test(
     to a 127.0.0.1 listener opened here), abstract_socket_unreachable (an abstract AF_UNIX
     listener opened here), shadow_unreadable, secrets_absent (a fake secret planted in this
     process's environment), project_hidden, uid_unprivileged, host_processes_hidden,
-    root_readonly, and the walls against running what a check writes (skynet._noexec):
+    root_readonly, the walls against running what a check writes (skynet._noexec):
     xattrs_refused, writable_mounts_noexec and written_file_unrunnable, the last two
-    False unconfined (no mount namespace, so no noexec mount; README says so). "layers"
-    are the layers confirmed from inside the child. When the sandbox
+    False unconfined (no mount namespace, so no noexec mount; README says so), and
+    siblings_out_of_reach (skynet._apart: of two cases forked as a warm sandbox forks
+    them, neither can open the other's memory nor, where the layer cases_apart holds,
+    signal it). "layers" are the layers confirmed from inside the child, cases_apart only
+    when that probe held. When the sandbox
     cannot be had, "available" is False and "reason" and "detail" say why (no child runs).
     """
     cfg = config or SandboxConfig()
@@ -124,6 +127,8 @@ def self_test(
         confirmed.add("namespaces")
     if grouped:
         confirmed.add("cgroup")
+    if not probes.get("siblings_out_of_reach"):
+        confirmed.discard("cases_apart")
     result["layers"] = list(_ordered(confirmed))
     result["probes"] = probes
     return result

@@ -1,6 +1,6 @@
 """The staged sandbox root: a private copy of everything a sandbox needs from the host.
 
-The sandbox's user (uid 65534 by default) must read the runtime it runs and execute the
+The sandbox's user (uid 60600 by default) must read the runtime it runs and execute the
 bwrap that confines it. Where the checkout or the virtualenv lives is the user's choice,
 and often a folder only its owner can enter (a home folder, /root). So the worker copies
 what the child needs, once per process, into a folder of its own:

@@ -37,6 +37,7 @@ LAYERS = (
     "unprivileged_uid",
     "seccomp",
     "landlock",
+    "cases_apart",
     "rlimits",
     "cgroup",
     "pdeathsig",
@@ -61,6 +62,9 @@ DEFAULTS: dict = {
     "mount_noexec": False,
     # Where execve may find programs (Landlock), or None: no Landlock.
     "exec_paths": None,
+    # Every case this process forks gets a Landlock domain of its own that scopes its
+    # signals (skynet._apart); apply() only proves the kernel can make one.
+    "cases_apart": False,
     "subreaper": False,
     "env_keys": None,
     "required": (),
@@ -90,7 +94,7 @@ def apply(limits: dict) -> list[str]:
     """Apply limits to the current process; return the names of the layers that hold."""
     # Imported here: run as a script (the self-test), this file finds the skynet package
     # only once __main__ has put the runtime folder on sys.path.
-    from skynet import _noexec
+    from skynet import _apart, _noexec
 
     cfg = {**DEFAULTS, **(limits or {})}
     global site
@@ -157,6 +161,14 @@ def apply(limits: dict) -> list[str]:
             held.add("landlock")
         except OSError as exc:
             errors["landlock"] = str(exc)
+    if cfg.get("cases_apart"):
+        try:
+            if not nnp:
+                raise OSError("PR_SET_NO_NEW_PRIVS failed")
+            os.close(_apart.signal_ruleset(libc))
+            held.add("cases_apart")
+        except OSError as exc:
+            errors["cases_apart"] = str(exc)
     if cfg.get("seccomp") == "load":
         try:
             if not nnp:
@@ -276,7 +288,7 @@ def _fails(action) -> bool:
     return False
 
 
-def _probe(job: dict) -> dict:
+def _probe(job: dict, layers: list[str]) -> dict:
     import socket
 
     probe = job.get("probe") or {}
@@ -313,12 +325,14 @@ def _probe(job: dict) -> dict:
         with open("/skynet-sandbox-probe", "w") as fh:
             fh.write("x")
 
-    from skynet import _noexec
+    from skynet import _apart, _noexec
 
     project_file = probe.get("project_file") or "/etc/shadow"
     host_pid = int(probe.get("host_pid") or 0)
+    libc = ctypes.CDLL(None, use_errno=True)
     return {
         **_noexec.probes(),
+        "siblings_out_of_reach": _apart.probe(libc, scope_signals="cases_apart" in layers),
         "network_blocked": _fails(connect),
         "abstract_socket_unreachable": _fails(connect_abstract),
         "shadow_unreadable": _fails(read("/etc/shadow")),
@@ -348,7 +362,7 @@ def _main(argv: list[str]) -> int:
     except ConfinementError as exc:
         reply["error"] = str(exc)
         reply["layers"] = []
-    reply["probes"] = _probe(job)
+    reply["probes"] = _probe(job, reply["layers"])
     wire.send(sock, reply)
     return 0
 

@@ -33,12 +33,12 @@ RUNTIME_PACKAGE = HERE.parent.parent / "runtime" / "skynet"
 
 
 def _claim_test_uid() -> tuple[int, object]:
-    """One uid per pytest process, in the per-slot range but far above any real slot
+    """One uid per pytest process, in the sandboxes' range but far above any real slot
     number: the first of 90 that no other live test process holds (an flock on a file
     per uid, released by the kernel when the holder exits, however it exits)."""
     start = os.getpid() % 90
     for step in range(90):
-        uid = sandbox.SLOT_UID_BASE + 900 + (start + step) % 90
+        uid = sandbox.DEFAULT_UID + 300 + (start + step) % 90
         try:
             lock = open(f"/tmp/skynet-sandbox-test-uid-{uid}.lock", "a")
         except OSError:  # another user's file: theirs
@@ -70,7 +70,7 @@ def _with_site(config: sandbox.SandboxConfig) -> sandbox.SandboxConfig:
 
 def bwrap_config(**changes) -> sandbox.SandboxConfig:
     # Not uid_exclusive on purpose: kill() must find everything through the namespace,
-    # as it has to with the shared uid 65534 in production.
+    # as it has to with the shared sandbox uid in production.
     return _with_site(sandbox.SandboxConfig(uid=TEST_UID, **changes))
 
 

@@ -76,7 +76,7 @@ def test_bwrap_command_line(runtime_dir):
     argv = launch.argv
     sandbox.kill(subprocess.Popen(["true"]), launch)  # gives back its cgroup and descriptor
     assert launch.mode == "bwrap"
-    assert set(launch.layers) >= set(sandbox.LAYERS) - {"cgroup", "landlock"}
+    assert set(launch.layers) >= set(sandbox.LAYERS) - {"cgroup", "landlock", "cases_apart"}
     if "cgroup" in launch.layers:
         # A shell that moves itself into the case's cgroup comes first, then execs.
         assert argv[:2] == ["/bin/sh", "-c"]
@@ -119,9 +119,22 @@ def test_bwrap_command_line(runtime_dir):
     assert not [s for s in sources if s.startswith(("/work", "/root", "/home"))], sources
 
 
-def test_for_slot_gives_each_slot_its_own_uid():
-    a, b = sandbox.SandboxConfig.for_slot(0), sandbox.SandboxConfig.for_slot(3)
-    assert (a.uid, b.uid) == (sandbox.SLOT_UID_BASE, sandbox.SLOT_UID_BASE + 3)
+def test_sandboxes_run_as_a_uid_of_their_own_not_nobody():
+    """Not 65534, which host daemons run as too: a uid no other program has."""
+    config = sandbox.SandboxConfig()
+    assert config.uid == config.gid == sandbox.DEFAULT_UID
+    assert sandbox.DEFAULT_UID not in (0, 65534)
+    if os.geteuid() == 0:
+        limits = sandbox.limits_for(1, config)
+        assert (limits["uid"], limits["gid"]) == (sandbox.DEFAULT_UID, sandbox.DEFAULT_UID)
+
+
+def test_for_slot_gives_each_slot_its_own_uid_after_the_sandboxes():
+    config = sandbox.SandboxConfig(uid=61000, gid=61000)
+    a, b = config.for_slot(0), config.for_slot(3)
+    assert (a.uid, b.uid) == (61001, 61004)
+    # One group for all: the one the staged files are shared with.
+    assert a.gid == b.gid == 61000
     assert a.uid_exclusive and b.uid_exclusive
 
 
@@ -153,9 +166,9 @@ def test_self_test_under_bwrap_confirms_every_layer(no_leftovers):
     report = sandbox.self_test(bwrap_config())
     assert report["mode"] == "bwrap"
     assert report["probes"] and all(report["probes"].values()), report
-    # Every layer, Landlock where the kernel has it.
+    # Every layer, Landlock's where the kernel has them.
     assert report["layers"] == list(sandbox.active_layers(bwrap_config())), report
-    assert set(sandbox.LAYERS) - set(report["layers"]) <= {"landlock"}, report
+    assert set(sandbox.LAYERS) - set(report["layers"]) <= {"landlock", "cases_apart"}, report
     assert "error" not in report
 
 
@@ -167,6 +180,7 @@ def test_self_test_unconfined_reports_what_holds(no_leftovers):
     assert probes["network_blocked"] and probes["shadow_unreadable"]
     assert probes["abstract_socket_unreachable"]  # seccomp: no way to address a socket
     assert probes["secrets_absent"] and probes["uid_unprivileged"]
+    assert probes["siblings_out_of_reach"]
     assert not probes["host_processes_hidden"]  # no pid namespace: said, not hidden
     assert "namespaces" not in report["layers"]
     assert {"seccomp", "rlimits", "unprivileged_uid"} <= set(report["layers"])

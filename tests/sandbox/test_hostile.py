@@ -391,7 +391,7 @@ def test_limits_and_identity_inside(runtime_dir, cfg, no_leftovers):
 def test_fork_bomb_does_not_starve_a_concurrent_check(runtime_dir, no_leftovers):
     """RLIMIT_NPROC is per user namespace: two sandboxes of one shared uid stay apart."""
     requires_bwrap()
-    cfg = bwrap_config()  # both checks run as the same uid, as slots sharing 65534 would
+    cfg = bwrap_config()  # both checks run as the same uid, as every bwrap sandbox does
     result = {}
     thread = threading.Thread(
         target=lambda: result.update(out=run_code(runtime_dir, FORK_BOMB, config=cfg, timeout_s=6))

@@ -40,9 +40,9 @@ def test_runaway_metric_with_a_daemon_is_timed_out_and_cleaned_up(cfg, no_leftov
     assert_nothing_left()
     after = engine.run_check(BENIGN, timeout_s=1, sandbox_config=cfg).to_dict()
     assert next(s for s in after["stages"] if s["id"] == "load")["status"] == "passed"
-    # Every layer, Landlock where the kernel has it.
+    # Every layer, Landlock's where the kernel has them.
     assert after["layers"] == list(sandbox.active_layers(cfg))
-    assert set(sandbox.LAYERS) - set(after["layers"]) <= {"landlock"}
+    assert set(sandbox.LAYERS) - set(after["layers"]) <= {"landlock", "cases_apart"}
 
 
 def test_metric_sees_no_secrets_files_or_network(cfg, no_leftovers, monkeypatch):

@@ -136,6 +136,12 @@ def test_a_bad_sign_up_rate_or_health_token_stops_start_up():
     assert "SKYNET_HEALTH_TOKEN is 5 characters long" in result.stderr
 
 
+def test_a_sandbox_uid_of_root_stops_start_up():
+    result = _start_django({"SKYNET_SANDBOX_UID": "0"})
+    assert result.returncode != 0
+    assert "SKYNET_SANDBOX_UID=0 is below the minimum of 1" in result.stderr
+
+
 def test_a_bad_database_url_stops_start_up():
     result = _start_django({"DATABASE_URL": "mysql://db.example/x"})
     assert result.returncode != 0
