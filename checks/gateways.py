@@ -27,9 +27,11 @@ def gateway_or_refusal(make):
     return gateway, gateway.for_case
 
 
-def gateway_to(model_id: str, limits: Limits):
-    """gateway_or_refusal() for the catalogue's model `model_id`, held to `limits`;
+def gateway_to(model_id: str, limits: Limits, *, spent: dict | None = None):
+    """gateway_or_refusal() for the catalogue's model `model_id`, held to `limits`, of
+    which `spent` (Budget.spent(): an evaluation's earlier turns) is already used;
     (None, None) without a model."""
+    from providers.budget import Budget
     from providers.gateway import ModelGateway
 
     if not model_id:
@@ -41,5 +43,6 @@ def gateway_to(model_id: str, limits: Limits):
             env=found.env,
             limits=limits,
             timeout_s=settings.MODEL_TIMEOUT_S,
+            budget=Budget.resumed(limits, spent),
         )
     )

@@ -142,13 +142,16 @@ def evaluate(
     second_source: str | None = None,
     window: int = DEFAULT_WINDOW,
     cancel: Cancel | None = None,
+    start: int = 0,
 ) -> Ended:
     """Score every case of `cases` (any iterable; read as cases start) with metric.py
     `source`, `window` at a time, calling on_scored(Scored) as each ends, in any order.
 
     handler_for(index) answers case `index`'s metric llm() calls (default: the error
     "no_metric_model"); task_handler_for(index) its artifact run's. `artifact` is an
-    Artifact's to_job(). Never leaves a process behind.
+    Artifact's to_job(). `start`: the index of the first case, when the cases before it
+    were scored earlier (an evaluation goes on after another one's turn). Never leaves a
+    process behind.
     """
     timeout = validate_timeout(timeout_s)
     for text in (source, second_source):
@@ -163,7 +166,7 @@ def evaluate(
     ended = Ended()
     loop = CaseLoop(max_model_calls=max(2, 2 * window), cancel=stop)
     boxes: list[WarmSandbox] = []
-    pending = iter(enumerate(cases))
+    pending = iter(enumerate(cases, start))
     started_at: dict[int, float] = {}
     handlers: dict[int, LlmHandler] = {}
     decided = False

@@ -4,8 +4,10 @@ The worker claims the row, reads the dataset once, picks the selection's rows an
 them one by one to contract.evaluation, which keeps a window of cases in flight in warm
 sandboxes. Each case that ends is turned into an EvaluationCase and buffered; the buffer
 goes to the database in one bulk insert every CHUNK_ROWS cases or CHUNK_EVERY_S seconds,
-with the row's progress, so the page moves while memory holds only one chunk. At the end
-the database summarizes every case once (evaluations.summary).
+with the row's progress, so the page moves while memory holds only one chunk. While
+another evaluation waits, each claim is one turn (evaluations.turns): the evaluation
+goes on from the cases its earlier turns wrote, and hands the worker over after a while.
+At the end the database summarizes every case once (evaluations.summary).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import time
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import DateTimeField, F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from checks import gateways, heartbeats, notify, sandbox_pool
@@ -26,7 +30,7 @@ from contract.evaluation import Scored, differs, digest, evaluate, feedback_kind
 from contract.results import CaseResult
 from dataset_files import DatasetError, case_of_row, role_columns
 from dataset_files.table import Table
-from evaluations import stored_rows
+from evaluations import stored_rows, turns
 from evaluations.models import Evaluation, EvaluationCase
 from evaluations.selection import select_rows_of
 from providers.budget import Limits
@@ -40,6 +44,9 @@ CASE_VALUE_LIMIT = 16_000
 FEEDBACK_LIMIT = 4_000
 PRINTED_LIMIT = 2_000
 
+# Rows a worker tries to claim, in line, before it leaves them to the workers that won.
+CLAIM_TRIES = 20
+
 STOPPED_FAILURES = {
     "cancelled": "cancelled",
     "load_failed": "load_failed",
@@ -48,21 +55,31 @@ STOPPED_FAILURES = {
 }
 
 
-def evaluation_claim(evaluation_id: int) -> bool:
-    """Queued to running; exactly one caller wins (a redelivered message does nothing)."""
-    now = timezone.now()
-    claimed = (
-        Evaluation.objects.filter(pk=evaluation_id, status=Evaluation.Status.QUEUED).update(
+def evaluation_claim() -> int | None:
+    """Claim the evaluation whose turn it is, the one waiting longest, queued to running;
+    its pk, or None when none waits. A message is a turn, whichever evaluation sent it:
+    the order is the rows', so a message sent twice (a redelivery, a re-send of one
+    thought lost) never lets one evaluation pass another or take two turns in a row, and
+    one that finds nobody waiting does nothing. A next turn keeps the first one's start:
+    the rate is over the whole evaluation."""
+    line = Evaluation.objects.filter(status=Evaluation.Status.QUEUED).order_by(
+        F("waiting_since").asc(nulls_first=True), "pk"
+    )
+    for evaluation_id in line.values_list("pk", flat=True)[:CLAIM_TRIES]:
+        now = timezone.now()
+        # Conditional: of the workers that try one row at once, exactly one wins.
+        claimed = Evaluation.objects.filter(
+            pk=evaluation_id, status=Evaluation.Status.QUEUED
+        ).update(
             status=Evaluation.Status.RUNNING,
-            started_at=now,
+            started_at=Coalesce(F("started_at"), Value(now, output_field=DateTimeField())),
             heartbeat_at=now,
             worker=socket.gethostname(),
         )
-        == 1
-    )
-    if claimed:
-        _changed(evaluation_id)
-    return claimed
+        if claimed:
+            _changed(evaluation_id)
+            return evaluation_id
+    return None
 
 
 def _changed(evaluation_id: int) -> None:
@@ -218,8 +235,10 @@ def _column_json(value: object) -> str | None:
 
 
 class Writer:
-    """Buffers ended cases and writes them in chunks, with the row's progress. When the
-    row stops being "running" under it (reaped, say), it asks the run to stop."""
+    """Buffers ended cases and writes them in chunks, with the row's progress, which
+    goes on from what earlier turns wrote. When the row stops being "running" under it
+    (reaped, say), or its turns reach the time limit, it asks the run to stop; after each
+    write it asks whether the turn is over (turns.Turn)."""
 
     def __init__(
         self, evaluation: Evaluation, rows: list[int], row_numbers: list[int], stop: Cancel
@@ -232,7 +251,7 @@ class Writer:
         self.inserts = CaseInserts()
         self.buffer: list[dict] = []
         self.last = time.monotonic()
-        self.done = 0
+        self.done = evaluation.done
         self.progress: dict = {
             "counts": {},
             "score_sum": 0.0,
@@ -240,7 +259,13 @@ class Writer:
             "task_usd": 0.0,
             "metric_usd": 0.0,
             "model_calls": 0,
+            "ran_s": 0.0,
+            "turns": 0,
+            **(evaluation.progress or {}),
         }
+        self.progress["turns"] += 1
+        self.turn = turns.Turn(self.evaluation_id, self.progress["ran_s"])
+        self.out_of_time = False
         self.forget: list = []  # per-case meters to drop once written (the gateways')
 
     def add(self, scored: Scored) -> None:
@@ -268,13 +293,19 @@ class Writer:
             self.done += len(self.buffer)
             self.buffer = []
         self.last = time.monotonic()
+        self.progress["ran_s"] = self.turn.ran_s
         still = Evaluation.objects.filter(
             pk=self.evaluation_id, status=Evaluation.Status.RUNNING
         ).update(done=self.done, progress=self.progress, heartbeat_at=timezone.now())
         if not still:
             self.stop.set()
+            return
+        _changed(self.evaluation_id)
+        if self.turn.out_of_time:
+            self.out_of_time = True
+            self.stop.set()
         else:
-            _changed(self.evaluation_id)
+            self.turn.check()
 
 
 def _finish(evaluation_id: int, **fields) -> None:
@@ -295,10 +326,19 @@ def dataset_problem(exc: DatasetError) -> dict:
     return {"code": exc.code, "params": {**exc.params, "row": exc.row, "column": exc.column}}
 
 
-def execute_evaluation(evaluation_id: int) -> None:
-    """Run a claimed evaluation to its end and summarize it."""
-    if not evaluation_claim(evaluation_id):
-        logger.info("evaluation %s is not queued; ignoring a duplicate delivery", evaluation_id)
+def _budgets(metric_gateway, task_gateway) -> dict:
+    """What each model's budget has spent, for the next turn to go on from."""
+    found = {"metric": metric_gateway, "task": task_gateway}
+    return {name: gateway.budget.spent() for name, gateway in found.items() if gateway}
+
+
+def execute_evaluation(sent_by: int) -> None:
+    """Run one turn of the evaluation next in line (evaluation_claim), to its end (and
+    summarize it) or until another evaluation's turn (evaluations.turns). `sent_by`: the
+    evaluation whose message this is, which is not always the one whose turn it is."""
+    evaluation_id = evaluation_claim()
+    if evaluation_id is None:
+        logger.info("no evaluation waits; the message of evaluation %s does nothing", sent_by)
         return
     evaluation = (
         Evaluation.objects.select_related("dataset")
@@ -343,9 +383,13 @@ def execute_evaluation(evaluation_id: int) -> None:
     types = {**(dataset.inferred_types or {}), **(evaluation.column_types or {})}
     row_numbers = list(dataset.row_numbers)
     unfit: list[DatasetError] = []
+    # Earlier turns wrote cases 0..done-1: this one starts at the next.
+    position = evaluation.done
 
     def cases():
-        for index, row in stored_rows.pick(stored_rows.iter_rows(text), rows):
+        for index, row in stored_rows.pick(stored_rows.iter_rows(text), rows[position:]):
+            if writer.turn.over:
+                return  # no new case; the ones in flight end and are written
             file_row = row_numbers[index] if row_numbers else index + 1
             try:
                 case = case_of_row(row, inputs, outputs, recorded, types=types, file_row=file_row)
@@ -362,13 +406,18 @@ def execute_evaluation(evaluation_id: int) -> None:
         cancel.set()
     writer = Writer(evaluation, rows, row_numbers, cancel)
     limits = Limits(**evaluation.limits)
+    spent = writer.progress.get("budget") or {}
     # The metric model, else the reflection model (the docs' rule, as for a check).
     metric_gateway, metric_for = gateways.gateway_to(
-        evaluation.metric_model or evaluation.reflection_model, limits
+        evaluation.metric_model or evaluation.reflection_model,
+        limits,
+        spent=spent.get("metric"),
     )
     task_gateway, task_for = (None, None)
     if evaluation.artifact:
-        task_gateway, task_for = gateways.gateway_to(evaluation.task_model, limits)
+        task_gateway, task_for = gateways.gateway_to(
+            evaluation.task_model, limits, spent=spent.get("task")
+        )
     writer.forget = [g.cases for g in (metric_gateway, task_gateway) if g is not None]
     artifact = evaluation.artifact_value
     try:
@@ -385,7 +434,9 @@ def execute_evaluation(evaluation_id: int) -> None:
                 second_source=evaluation.second_source if evaluation.second else None,
                 window=settings.EVALUATION_WINDOW,
                 cancel=cancel,
+                start=position,
             )
+            writer.progress["budget"] = _budgets(metric_gateway, task_gateway)
             writer.flush()
     except BaseException as exc:
         failure = (
@@ -408,6 +459,14 @@ def execute_evaluation(evaluation_id: int) -> None:
             failure="dataset_problem",
             failure_params=dataset_problem(unfit[0]),
         )
+    elif writer.out_of_time:
+        _finish(evaluation_id, status=Evaluation.Status.FAILED, failure="time_limit")
+    elif ended.stopped is None and writer.turn.over and writer.done < len(rows):
+        if turns.evaluation_hand_over(evaluation_id):
+            _changed(evaluation_id)
+        else:
+            # Reaped meanwhile (this writes nothing then), or its user asked to stop it.
+            _finish(evaluation_id, status=Evaluation.Status.FAILED, failure="cancelled")
     elif ended.stopped is None:
         _finish(evaluation_id, status=Evaluation.Status.DONE)
     else:

@@ -90,11 +90,15 @@ class Evaluation(WorkerRow):
     limits = models.JSONField(default=dict)
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    # When it began waiting for a worker: its start, or the end of its last turn. A worker
+    # takes the one waiting longest, whichever message woke it (evaluations.turns).
+    waiting_since = models.DateTimeField(null=True, blank=True)
     # The failure's details, e.g. the load problem of a metric that does not load.
     failure_params = models.JSONField(default=dict, blank=True)
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
-    # Counts so far by case status, and what the models used: the live page's numbers.
+    # Counts so far by case status, and what the models used: the live page's numbers;
+    # and what its next turn goes on from: turns taken, seconds run, budgets spent.
     progress = models.JSONField(default=dict, blank=True)
     # Everything the results page shows of all cases (evaluations.summary).
     summary = models.JSONField(null=True, blank=True)
@@ -104,6 +108,7 @@ class Evaluation(WorkerRow):
         indexes = [
             models.Index(fields=["status", "heartbeat_at"], name="evaluation_status_beat"),
             models.Index(fields=["status", "enqueued_at"], name="evaluation_status_sent"),
+            models.Index(fields=["status", "waiting_since"], name="evaluation_status_waiting"),
         ]
 
     def __str__(self) -> str:

@@ -11,9 +11,11 @@ import json
 from collections.abc import Iterable, Mapping
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from evaluations.charts import fixed, histogram_svg, number
 from evaluations.models import Evaluation, EvaluationCase
+from evaluations.selectors import QueuePlace
 from messages import UNKNOWN, fill, format_count, words
 from messages.contract import CASE_STATUSES, RUN_STATUSES, STAGE_NAMES
 
@@ -155,6 +157,42 @@ def progress(evaluation: Evaluation) -> dict:
         "cost_text": usd(cost),
         "model_calls_text": count(state.get("model_calls")),
     }
+
+
+def queue_lines(place: QueuePlace, turn_s: float) -> list[str]:
+    """Why a queued evaluation waits and its place, as true as the queue can say it:
+    what is ahead of it, whose is running, and that evaluations take turns of `turn_s`
+    seconds, so a long one ahead never holds it for that one's whole length."""
+    ahead = place.ahead
+    if not ahead:
+        return [_("Waiting for a worker to pick it up.")]
+    if place.others_running:
+        line = ngettext(
+            "Queued: %(count)s evaluation ahead of yours (another user's evaluation is "
+            "running; evaluations take turns).",
+            "Queued: %(count)s evaluations ahead of yours (another user's evaluation is "
+            "running; evaluations take turns).",
+            ahead,
+        )
+    elif place.own_running:
+        line = ngettext(
+            "Queued: %(count)s evaluation ahead of yours (your other evaluation is "
+            "running; evaluations take turns).",
+            "Queued: %(count)s evaluations ahead of yours (your other evaluation is "
+            "running; evaluations take turns).",
+            ahead,
+        )
+    else:
+        line = ngettext(
+            "Queued: %(count)s evaluation ahead of yours (evaluations take turns).",
+            "Queued: %(count)s evaluations ahead of yours (evaluations take turns).",
+            ahead,
+        )
+    turns = _(
+        "An evaluation runs for about %(duration)s at a time, then lets the next one in "
+        "line have its turn."
+    ) % {"duration": duration(turn_s)}
+    return [line % {"count": format_count(ahead)}, turns]
 
 
 def cut(text: str | None, limit: int = FEEDBACK_CUT) -> str:

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ObjectDoesNotExist
-from django.db.models import F, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from checks import notify
-from checks.maintenance import as_the_sweep_will_leave_it
+from checks.maintenance import as_the_sweep_will_leave_it, stale_before
 from evaluations.models import Evaluation, EvaluationCase
 
 PAGE_SIZE = 50
@@ -86,6 +86,7 @@ LIVE_FIELDS = (
     "started_at",
     "finished_at",
     "heartbeat_at",
+    "waiting_since",
     "cancel_requested",
 )
 
@@ -108,6 +109,44 @@ def wait_for_change(evaluation: Evaluation, since: str, seconds: float) -> Evalu
             if evaluation.is_final or evaluation.live_token != since or left <= 0:
                 return evaluation
             waiter.wait(left)
+
+
+@dataclass(frozen=True)
+class QueuePlace:
+    """Where a queued evaluation stands: how many evaluations are ahead of it (running,
+    or queued before it), and whose are running, the reason it waits."""
+
+    ahead: int
+    others_running: int
+    own_running: int
+
+
+def queue_place(evaluation: Evaluation) -> QueuePlace:
+    """The place of a queued evaluation, in one query over the status indexes. Ahead of
+    it: every evaluation running now (one lost with its worker is not), and every one
+    the worker claims before it (execution.evaluation_claim: waiting longest first, a
+    row from before `waiting_since` first of all, then by pk)."""
+    running = Q(status=Evaluation.Status.RUNNING, heartbeat_at__gte=stale_before())
+    since, pk = evaluation.waiting_since, evaluation.pk
+    earlier = Q(waiting_since__isnull=True, pk__lt=pk)
+    if since is not None:
+        earlier = (
+            Q(waiting_since__isnull=True)
+            | Q(waiting_since__lt=since)
+            | Q(waiting_since=since, pk__lt=pk)
+        )
+    before = Q(status=Evaluation.Status.QUEUED) & earlier
+    mine = Q(owner_id=evaluation.owner_id)
+    found = (
+        Evaluation.objects.exclude(pk=pk)
+        .filter(running | before)
+        .aggregate(
+            ahead=Count("pk"),
+            others_running=Count("pk", filter=running & ~mine),
+            own_running=Count("pk", filter=running & mine),
+        )
+    )
+    return QueuePlace(**found)
 
 
 def evaluations_for_user(user: AbstractBaseUser) -> QuerySet[Evaluation]:

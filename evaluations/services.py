@@ -14,6 +14,7 @@ from django.utils import timezone
 from checks import limits, notify
 from contract.artifacts import Artifact
 from evaluations.models import Evaluation
+from evaluations.summary import summarize
 
 RUN_EVALUATION_TASK = "evaluations.run"
 EVALUATION = "evaluation"  # the kind of the users' rate buckets (checks.limits)
@@ -109,6 +110,7 @@ def evaluation_create(
     as read."""
     if second == Evaluation.Second.REPEAT:
         second_source, second_version = source, metric_version
+    now = timezone.now()
     evaluation = Evaluation.objects.create(
         owner=owner,
         draft=draft,
@@ -130,18 +132,44 @@ def evaluation_create(
         total=total,
         projected=projected,
         limits=scaled_limits(total),
-        enqueued_at=timezone.now(),
+        enqueued_at=now,
+        waiting_since=now,
     )
     transaction.on_commit(lambda: enqueue(RUN_EVALUATION_TASK, evaluation.pk), robust=True)
     return evaluation
 
 
+def _cancel_queued(pk: int) -> int:
+    """End a queued evaluation as cancelled; 1 when it was queued. One waiting for its
+    next turn (evaluations.turns) has cases: it ends with their summary, as a running one
+    would, the write conditional on the cases summarized being all there are (a turn
+    that ran in between means summarizing again)."""
+    for _ in range(3):
+        waiting = (
+            Evaluation.objects.filter(pk=pk, status=Evaluation.Status.QUEUED)
+            .only("pk", "done", "total", "second")
+            .first()
+        )
+        if waiting is None:
+            return 0
+        ended = Evaluation.objects.filter(
+            pk=pk, status=Evaluation.Status.QUEUED, done=waiting.done
+        ).update(
+            status=Evaluation.Status.FAILED,
+            failure="cancelled",
+            finished_at=timezone.now(),
+            summary=summarize(waiting) if waiting.done else None,
+        )
+        if ended:
+            return ended
+    return 0
+
+
 def evaluation_cancel(evaluation: Evaluation) -> bool:
-    """A queued evaluation ends now ("cancelled"); a running one is marked and its worker
-    stops within a second, keeping the cases it finished. False when already final."""
-    ended = Evaluation.objects.filter(pk=evaluation.pk, status=Evaluation.Status.QUEUED).update(
-        status=Evaluation.Status.FAILED, failure="cancelled", finished_at=timezone.now()
-    )
+    """A queued evaluation ends now ("cancelled"), with the cases of its earlier turns if
+    it had any; a running one is marked and its worker stops within a second, keeping
+    the cases it finished. False when already final."""
+    ended = _cancel_queued(evaluation.pk)
     if not ended:
         ended = Evaluation.objects.filter(
             pk=evaluation.pk, status=Evaluation.Status.RUNNING

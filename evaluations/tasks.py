@@ -1,8 +1,11 @@
 """The evaluation's Celery task: a thin interface that takes an id and calls the execution.
 
-An evaluation can run for hours, far past a check's time limit: its own limits come from
-settings.EVALUATION_TASK_TIME_LIMIT. A message redelivered meanwhile (the broker's
-visibility timeout is a check's) finds the row running and does nothing.
+Each message is one turn of the evaluation next in line (evaluations.turns), which is the
+one that sent it unless another waited longer. A turn can run for hours, far past a
+check's time limit: its own limits come from settings.EVALUATION_TASK_TIME_LIMIT (which
+the execution also holds the turns of one evaluation to, together). A message
+redelivered meanwhile (the broker's visibility timeout is a check's) claims the next
+evaluation waiting, if any, and otherwise does nothing.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import (
@@ -33,10 +34,15 @@ LONG_POLL_S = 20.0
 
 
 def _live_context(evaluation: Evaluation) -> dict:
+    # A queued one says where it stands in the line and why it waits.
+    place = (
+        selectors.queue_place(evaluation) if evaluation.status == Evaluation.Status.QUEUED else None
+    )
     return {
         "evaluation": evaluation,
         "live": presenters.progress(evaluation),
         "failure": presenters.failure_text(evaluation),
+        "queue": presenters.queue_lines(place, settings.EVALUATION_TURN_S) if place else [],
     }
 
 

@@ -126,6 +126,25 @@ class Budget:
         """Dollars charged so far."""
         return float(self._usd)
 
+    def spent(self) -> dict:
+        """What was charged so far, as JSON data: for Budget.resumed, when the work this
+        budget caps stops and goes on later in another process (an evaluation's turns).
+        Dollars as an exact fraction, so the sum is the same as if it never stopped."""
+        with self._lock:
+            return {"calls": self.calls, "tokens": self.tokens, "usd": str(self._usd)}
+
+    @classmethod
+    def resumed(cls, limits: Limits, spent: dict | None) -> Budget:
+        """A budget of `limits` that has already charged `spent` (Budget.spent()): its
+        next call is refused or allowed exactly as it would have been had the work never
+        stopped, and a refusal names the same limit and numbers."""
+        budget = cls(limits)
+        if spent:
+            budget.calls = int(spent.get("calls") or 0)
+            budget.tokens = int(spent.get("tokens") or 0)
+            budget._usd = Fraction(str(spent.get("usd") or 0))
+        return budget
+
     def reserve(self, model: Model, input_tokens: int) -> Reservation:
         """Claim one call of `model` with a prompt of at most `input_tokens` tokens, or
         raise BudgetExceeded naming the first limit it would pass.

@@ -356,6 +356,9 @@ try:
     # Cases in flight at once in one evaluation (each its own process).
     EVALUATION_WINDOW = env_int("SKYNET_EVALUATION_WINDOW", 6, minimum=1, maximum=64)
     EVALUATION_TASK_TIME_LIMIT = env_int("SKYNET_EVALUATION_TIME_LIMIT", 6 * 3600, minimum=60)
+    # Evaluations take turns (evaluations.turns): one that has run this many seconds
+    # while another waits lets that one have the worker, and goes on after it.
+    EVALUATION_TURN_S = env_int("SKYNET_EVALUATION_TURN_S", 30, minimum=1)
     # Optimization runs: how long one worker may hold a run before it pauses (Resume goes
     # on from its checkpoint), how many times a run lost with its worker is taken up again
     # before it fails, the most dollars a run's budget may be, and cases in flight at once.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from dataclasses import replace
@@ -96,6 +97,27 @@ def test_the_output_allowance_is_what_the_dollars_left_pay_for(catalogue):
     with pytest.raises(BudgetExceeded) as caught:
         budget.reserve(gpt, 10)
     assert caught.value.limit == "usd"
+
+
+def test_a_budget_taken_up_again_goes_on_exactly_where_it_stopped(catalogue):
+    """An evaluation's turns: what one turn spent is data, the next turn's budget starts
+    from it, and every reservation is what one budget would have made."""
+    gpt = catalogue.get("openai/test-gpt")  # $2 in, $8 out per million
+    limits = Limits(max_calls=4, max_tokens=10**6, max_usd=0.01)
+    whole, first = Budget(limits), Budget(limits)
+    for budget in (whole, first):
+        budget.settle(budget.reserve(gpt, 1000), tokens=1300, usd=gpt.cost_usd(1000, 300))
+        budget.release(budget.reserve(gpt, 10))  # a failed call counts as a call
+    spent = json.loads(json.dumps(first.spent()))  # as the row stores it
+    later = Budget.resumed(limits, spent)
+    assert (later.calls, later.tokens, later.usd) == (whole.calls, whole.tokens, whole.usd)
+    # $0.0044 spent: the same allowance for the same prompt, to the token.
+    assert later.reserve(gpt, 1000).output_tokens == whole.reserve(gpt, 1000).output_tokens
+    for budget in (whole, later):
+        with pytest.raises(BudgetExceeded) as caught:
+            budget.reserve(gpt, 2000)  # $0.004 for the prompt: more than is left
+        assert caught.value.message == "max_usd=0.01, used 0.010000"
+    assert Budget.resumed(limits, None).spent() == Budget(limits).spent()
 
 
 def test_the_prompt_alone_can_be_too_dear(catalogue):

@@ -1,0 +1,79 @@
+"""Evaluations take turns on the worker. Only evaluations.execution imports this module.
+
+An evaluations worker runs one evaluation at a time. Without turns, a user's 600-row
+evaluation held another user's 5-row one for its whole length (up to the time limit).
+So an evaluation that has run for EVALUATION_TURN_S while another one waits ends its
+turn: it starts no new case, lets the cases in flight end and be written, and joins the
+line again at its back (`waiting_since`), sending a message for the turn it gave up.
+When nobody waits it keeps the worker: an evaluation alone pays nothing for turns.
+
+The line is the rows', not the broker's: whatever message wakes a worker, it claims the
+evaluation waiting longest (execution.evaluation_claim). So the place a page shows is
+the place the worker goes by, and a message sent twice cannot reorder the line.
+
+A turn ends only between cases, after its last write, so the next turn finds in the row
+all it needs: cases 0..done-1 written (it starts at `done`), `progress` with the counts
+and sums so far, the seconds run, the turns taken and each model's budget spent, and
+`started_at` left as the first turn set it (the rate and the time left read over the
+whole evaluation, waits included, as the user lives it). The time limit holds for the
+turns together.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from django.utils import timezone
+
+from evaluations.models import Evaluation
+from evaluations.services import RUN_EVALUATION_TASK, enqueue
+
+
+def others_waiting(evaluation_id: int) -> bool:
+    """Whether another evaluation waits for a worker."""
+    return (
+        Evaluation.objects.filter(status=Evaluation.Status.QUEUED)
+        .exclude(pk=evaluation_id)
+        .exists()
+    )
+
+
+class Turn:
+    """The clock of one turn. `over` once the turn has run EVALUATION_TURN_S and another
+    evaluation waits: asked after each write of the row, so the query runs at most once a
+    chunk and only once the turn's time is up."""
+
+    def __init__(self, evaluation_id: int, ran_before_s: float) -> None:
+        self.evaluation_id = evaluation_id
+        self.ran_before_s = ran_before_s
+        self.started = time.monotonic()
+        self.over = False
+
+    @property
+    def ran_s(self) -> float:
+        """Seconds the evaluation has run in all its turns, this one so far included."""
+        return self.ran_before_s + time.monotonic() - self.started
+
+    @property
+    def out_of_time(self) -> bool:
+        """Whether its turns together reached the evaluations' time limit."""
+        return self.ran_s >= settings.EVALUATION_TASK_TIME_LIMIT
+
+    def check(self) -> bool:
+        if not self.over and time.monotonic() - self.started >= settings.EVALUATION_TURN_S:
+            self.over = others_waiting(self.evaluation_id)
+        return self.over
+
+
+def evaluation_hand_over(evaluation_id: int) -> bool:
+    """Running to queued, at the back of the line, and a message sent for the next turn.
+    False when the row stopped running meanwhile (reaped) or its user asked to stop it:
+    that one ends now rather than after another wait."""
+    now = timezone.now()
+    handed = Evaluation.objects.filter(
+        pk=evaluation_id, status=Evaluation.Status.RUNNING, cancel_requested=False
+    ).update(status=Evaluation.Status.QUEUED, waiting_since=now, enqueued_at=now, heartbeat_at=now)
+    if handed:
+        enqueue(RUN_EVALUATION_TASK, evaluation_id)
+    return bool(handed)
