@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.utils import timezone
 
 from checks import gateways, heartbeats, model_choices, notify, sandbox_pool, worker_writes
 from checks.models import Check, FeedbackReview
+from contract.storable import storable
+
+if TYPE_CHECKING:
+    from contract.results import CheckResult
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +45,7 @@ def execute_check(check_id: int) -> None:
         # A quick check is written once, when final; a slow one shows its stages and
         # cases as they come, a few times a second at most (run_check throttles).
         Check.objects.filter(pk=check_id, status=Check.Status.RUNNING).update(
-            result=partial.to_dict(), heartbeat_at=timezone.now()
+            result=_stored(partial), heartbeat_at=timezone.now()
         )
         notify.check_changed(check_id)
 
@@ -83,9 +88,16 @@ def execute_check(check_id: int) -> None:
         check_id,
         status=Check.Status.PASSED if result.passed else Check.Status.FAILED,
         failure="cancelled" if cancel.is_set() else "",
-        result=result.to_dict(),
+        result=_stored(result),
     )
     notify.check_changed(check_id)
+
+
+def _stored(result: CheckResult) -> dict:
+    """A check's result as its row keeps it, partial or final: the metric's text made
+    storable (contract.storable), so that PostgreSQL takes what SQLite would and both
+    show the same: a NUL in a feedback would fail the write, and the check be lost."""
+    return storable(result.to_dict())
 
 
 def _model_gateway(check: Check):

@@ -40,6 +40,7 @@ from contract.hints import (
     shown,
 )
 from contract.metering import unmeasured
+from contract.parsing import parse as ast_parse
 from contract.results import CaseResult, CheckResult, StageResult
 from contract.returnline import Returns
 from contract.runner import (
@@ -51,7 +52,7 @@ from contract.runner import (
     loaded_is_final,
     run_cases,
 )
-from contract.source import ast_parse, check_source
+from contract.source import check_source
 from contract.static import static_check
 
 MIN_TIMEOUT_S = 1

@@ -18,7 +18,7 @@ import ast
 import re
 from collections.abc import Iterator
 
-from contract.source import ast_parse
+from contract.parsing import parse as ast_parse
 from skynet.tracebacks import TEXT_LIMIT
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

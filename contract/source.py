@@ -8,14 +8,9 @@ and MemoryError (absurd nesting).
 from __future__ import annotations
 
 import ast
-import threading
-import warnings
 from dataclasses import dataclass, field
 
-# One parse at a time per process: CPython 3.11's ast.parse is not safe from several
-# threads at once ("AST constructor recursion depth mismatch"), nor is catch_warnings,
-# and a DSPy GEPA run checks sources from dspy's threads.
-_PARSE_LOCK = threading.Lock()
+from contract import parsing
 
 MAX_SOURCE_BYTES = 256 * 1024
 
@@ -69,12 +64,6 @@ def _null_byte_position(text: str) -> dict:
     return {"line": text.count("\n", 0, offset) + 1, "column": offset - line_start + 1}
 
 
-def ast_parse(text: str) -> ast.Module:
-    """ast.parse, one at a time in this process (see _PARSE_LOCK)."""
-    with _PARSE_LOCK:
-        return ast.parse(text)
-
-
 def parse(text: str) -> SourceCheck:
     """ast.parse with every failure turned into syntax_error.
 
@@ -82,10 +71,8 @@ def parse(text: str) -> SourceCheck:
     parser's own text) and reason: syntax, null_bytes or too_complex.
     """
     try:
-        with _PARSE_LOCK, warnings.catch_warnings():
-            # Invalid escape sequences etc. would print to the server's stderr.
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text, filename="metric.py")
+        # Safe from any thread, beside any other parse, with no lock (contract.parsing).
+        tree = parsing.parse(text)
     except SyntaxError as exc:
         if "\x00" in text:
             return _null_bytes(text, exc.msg)

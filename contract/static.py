@@ -13,8 +13,9 @@ import ast
 import re
 
 from contract import frameworks
+from contract.parsing import parse as ast_parse
 from contract.results import CheckResult
-from contract.source import ast_parse, check_source
+from contract.source import check_source
 from skynet import rewardspec, signature
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

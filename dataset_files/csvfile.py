@@ -8,12 +8,11 @@ import re
 from dataclasses import dataclass, field
 
 from dataset_files.errors import DatasetError
-from dataset_files.formulas import FORMULA_STARTS, FormulaScan
+from dataset_files.formulas import PLAIN_FIRST, FormulaScan
 
 DELIMITERS = (",", ";", "\t")
 SNIFF_CHARS = 64 * 1024
 SNIFF_RECORDS = 50
-_FORMULA_FIRST = frozenset(FORMULA_STARTS)
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?")
 
 
@@ -107,7 +106,7 @@ def parse_csv(text: str, *, max_rows: int, max_columns: int) -> CsvData:
 def _scan(scan: FormulaScan, header: list[str], record: list[str], row: int) -> None:
     # The set test keeps the per-cell cost low on a 20 MB file.
     for name, cell in zip(header, record, strict=True):
-        if cell[:1] in _FORMULA_FIRST:
+        if cell[:1] not in PLAIN_FIRST:
             scan.check(cell, row, name)
 
 

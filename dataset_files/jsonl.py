@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 
 from dataset_files.errors import DatasetError
-from dataset_files.formulas import FORMULA_STARTS, FormulaScan
+from dataset_files.formulas import PLAIN_FIRST, FormulaScan
 
 # The decoder only words its errors; these prefixes map them to codes.
 _REASONS = (
@@ -19,7 +19,6 @@ _REASONS = (
     ("Invalid \\", "invalid_escape"),
     ("Extra data", "extra_data"),
 )
-_FORMULA_FIRST = frozenset(FORMULA_STARTS)
 _TYPES = ((bool, "boolean"), ((int, float), "number"), (str, "string"), (list, "array"))
 
 
@@ -64,7 +63,7 @@ def parse_jsonl(text: str, *, max_rows: int, max_columns: int) -> JsonlData:
                 _new_column(key, line, len(columns), max_columns)
                 columns[key] = None
             # The string test first keeps the per-value cost low on a big file.
-            if isinstance(value, str) and value[:1] in _FORMULA_FIRST:
+            if isinstance(value, str) and value[:1] not in PLAIN_FIRST:
                 data.scan.check(value, line, key)
         objects.append(obj)
         data.row_numbers.append(line)

@@ -28,6 +28,7 @@ from contract.cancel import Cancel
 from contract.cases import Case
 from contract.evaluation import Scored, differs, digest, evaluate, feedback_kind
 from contract.results import CaseResult
+from contract.storable import storable
 from dataset_files import DatasetError, case_of_row, role_columns
 from dataset_files.table import Table
 from evaluations import stored_rows, turns
@@ -159,7 +160,12 @@ def case_row(
     evaluation_id: int, scored: Scored, row: int, file_row: int, *, repeat: bool = False
 ) -> dict:
     """One ended case as the row the pages read (its columns' values). `repeat`: the second scoring was the same
-    metric again, so a different feedback is a difference too."""
+    metric again, so a different feedback is a difference too.
+
+    Every text of the case is made storable first (contract.storable), before any column
+    is measured or encoded: a NUL or a lone surrogate a metric returned would otherwise
+    fail the chunk's insert on PostgreSQL, and the evaluation with it."""
+    scored = storable(scored)
     first = scored.row
     usage = first.usage or {}
     run = first.run or {}
@@ -314,8 +320,9 @@ def _finish(evaluation_id: int, **fields) -> None:
 
     summary = summarize(Evaluation.objects.get(pk=evaluation_id))
     now = timezone.now()
+    # failure_params can quote the metric (a load failure's message): stored as case rows are.
     Evaluation.objects.filter(pk=evaluation_id, status=Evaluation.Status.RUNNING).update(
-        finished_at=now, heartbeat_at=now, summary=summary, **fields
+        finished_at=now, heartbeat_at=now, summary=summary, **storable(fields)
     )
     _changed(evaluation_id)
 

@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from checks import heartbeats, model_choices, notify, sandbox_pool
 from contract.cancel import Cancel
+from contract.storable import storable
 from dataset_files import DatasetError, case_of_row, role_columns
 from dataset_files.table import Table
 from evaluations import stored_rows
@@ -68,7 +69,11 @@ def run_claim(run_id: int) -> int | None:
 class DatabaseSink:
     """optimizer.progress's sink: the run's row, its candidates and its events. Every
     write is conditional on the row still running under this attempt; when it is not,
-    the run is asked to stop."""
+    the run is asked to stop.
+
+    What it is handed is made storable first (contract.storable): a candidate is the
+    reflection model's text, which can carry a NUL, and PostgreSQL would refuse the write
+    and pause the run."""
 
     def __init__(self, run: Run, attempt: int, stop: Cancel, spent_before: dict) -> None:
         self.run_id = run.pk
@@ -80,7 +85,7 @@ class DatabaseSink:
         return Run.objects.filter(pk=self.run_id, attempt=self.attempt, status=Run.Status.RUNNING)
 
     def snapshot(self, progress: dict) -> None:
-        progress = dict(progress)
+        progress = storable(progress)
         progress["spend"] = _added(self.before, progress.get("spend") or {})
         if not self._mine().update(progress=progress, heartbeat_at=timezone.now()):
             self.stop.set()
@@ -88,7 +93,7 @@ class DatabaseSink:
 
     def candidates(self, rows: list[dict]) -> None:
         with transaction.atomic():
-            for row in rows:
+            for row in storable(rows):
                 RunCandidate.objects.update_or_create(
                     run_id=self.run_id,
                     idx=row["idx"],
@@ -111,7 +116,7 @@ class DatabaseSink:
                 kind=row["kind"][:20],
                 data=row.get("data") or {},
             )
-            for row in rows
+            for row in storable(rows)
         )
 
     def checkpoint(self, directory: str) -> None:
@@ -204,6 +209,7 @@ def _end(run_id: int, attempt: int, status: str, **fields) -> None:
     fields.setdefault("result", result_of(run, candidates))
     if status in Run.FINAL:
         fields["checkpoint"] = None
+    fields = storable(fields)  # failure_params can quote the metric or a model
     mine = Run.objects.filter(pk=run_id, attempt=attempt, status=Run.Status.RUNNING).update(
         status=status,
         heartbeat_at=now,

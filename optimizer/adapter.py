@@ -31,6 +31,7 @@ from contract.cancel import Cancel
 from contract.cases import Case
 from contract.evaluation import Scored, evaluate
 from contract.runner import SandboxSource
+from contract.storable import storable_text
 from optimizer.calls import MetricCalls
 from optimizer.models import ProviderWatch
 from providers.budget import Usage
@@ -277,7 +278,9 @@ class SandboxAdapter:
             traces[s.index] = CaseTrace(
                 batch[s.index]["input"],
                 output,
-                _clip(feedback, FEEDBACK_LIMIT),
+                # Made storable (contract.storable): gepa hands it to the reflection
+                # model, whose request cannot encode a lone surrogate, and may keep it.
+                storable_text(_clip(feedback, FEEDBACK_LIMIT)),
                 score,
                 row.status,
                 problem,

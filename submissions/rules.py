@@ -20,6 +20,7 @@ from functools import cached_property
 
 from django.conf import settings
 
+from contract import parsing
 from contract.artifacts import Artifact, ArtifactError
 from contract.static import static_check
 from dataset_files import DatasetError
@@ -107,7 +108,7 @@ def artifact_problem(kind: str, content: str, source: str) -> Problem | None:
 
 def _defines(source: str, name: str) -> bool:
     """Whether the program binds `name` at module level (a def, an assignment, an import)."""
-    tree = ast.parse(source)
+    tree = parsing.parse(source)
     for node in tree.body:
         if (
             isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import ast
-import warnings
-
 import libcst as cst
 
+from contract import parsing
 from contract.convert.notes import ConvertError
 
 
@@ -18,9 +16,7 @@ def parse(source: str) -> cst.Module:
     own errors read as parser internals.
     """
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SyntaxWarning)  # "invalid escape sequence" and kin
-            ast.parse(source)
+        parsing.parse(source)  # its warnings ignored, and safe beside other threads' parses
     except SyntaxError as exc:
         if "\x00" in source:
             raise _null_byte(source) from None
