@@ -47,9 +47,6 @@ def test_a_check_reads_and_writes_its_row_in_two_statements(owner):
 
 @pytest.mark.parametrize("returning", [True, False], ids=["returning", "two statements"])
 def test_the_claim_hands_back_the_row_once(owner, monkeypatch, returning):
-    if not returning:
-        # A database without UPDATE ... RETURNING: the row is read after the claim.
-        monkeypatch.setattr(type(connection.features), "can_return_columns_from_insert", False)
     artifact = Artifact(kind="prompt", content="Say {question}")
     check = Check.objects.create(
         owner=owner,
@@ -62,6 +59,10 @@ def test_the_claim_hands_back_the_row_once(owner, monkeypatch, returning):
         task_model="t",
         cancel_requested=True,
     )
+    if not returning:
+        # A database without UPDATE ... RETURNING: the row is read after the claim. (Set
+        # after the row is made: PostgreSQL's cursor has no lastrowid to make it without.)
+        monkeypatch.setattr(type(connection.features), "can_return_columns_from_insert", False)
     claimed = worker_writes.claim(check.pk)
     assert claimed is not None and claimed.pk == check.pk
     assert (claimed.source, claimed.cases, claimed.timeout_s) == (METRIC, CASES, 17)
