@@ -276,7 +276,10 @@ def test_no_key_is_readable_from_a_metric(provider, gateway, check, monkeypatch)
     assert case.status == "valid" and case.feedback_length == len(case.feedback)
     seen = json.loads(case.feedback)
     assert seen["verdict"].startswith("PASS ")  # the key was used, in the parent
-    assert "PATH=" in seen["self"]  # the metric could read its own environment
+    assert "PATH" in seen["environ"]  # the metric could read its own environment
+    # A case is not dumpable (no other case may read it), so its /proc files are root's:
+    # it cannot read its own environ there either, nor anyone else's.
+    assert seen["self"] == "<PermissionError>" or "PATH=" in seen["self"]
     for secret in (OPENAI_KEY, ANTHROPIC_KEY, "sk-test", "sk-ant"):
         assert secret not in case.feedback
         assert secret not in case.stdout + case.stderr
