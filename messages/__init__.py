@@ -11,6 +11,7 @@ reads correctly in English, Spanish and Hindi:
 - `providers`: a model call that failed, and a review over the model budget;
 - `limits`: what the allowances refuse (checks, reviews, evaluations);
 - `datasets`: the dataset package's errors and warnings;
+- `api`: the JSON API's errors;
 - `wizard`: the submit wizard's steps, rules, engines, roles and splits;
 - `results`: a stored check result rendered, and the docs' tables shown beside it;
 - `codes`: every code a check result can carry, for the translation tests;
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from messages.api import api_error_words
 from messages.contract import cases_error_words, check_problem_words, hint_words
 from messages.datasets import dataset_error_words, dataset_warning_words
 from messages.formatting import UNKNOWN, fill, format_count, format_number, format_usd
@@ -67,6 +69,8 @@ FAMILIES: dict[str, Callable[[str | None, Mapping], str]] = {
     "dataset_warning": dataset_warning_words,
     # A wizard step's problem (submissions.rules.Problem): its own, artifact or dataset codes.
     "step": step_problem_words,
+    # An error of the JSON API (api.errors), with its params (field, limit, date, ...).
+    "api": api_error_words,
 }
 
 

@@ -108,6 +108,8 @@ INSTALLED_APPS = [
     "axes",
     "django_ratelimit",
     "template_partials",
+    # django-ninja: the JSON API (api/), and the static files of its browsable docs.
+    "ninja",
     # History only: the migrations that created the tables metrics, checks and skynet_web own.
     "metrics_app",
     "metrics",
@@ -116,12 +118,15 @@ INSTALLED_APPS = [
     "evaluations",
     "optimizations",
     "docs_site",
+    "api",
     # The project itself: sign-up and log-in, /healthz, the language middleware and `serve`.
     "skynet_web",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Under /api/, every error is the API's JSON shape, whichever layer answers it.
+    "api.middleware.JsonErrorsMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -343,6 +348,10 @@ try:
     SWEEP_EVERY_S = env_int("SKYNET_SWEEP_EVERY_S", 10, minimum=1)
     CHECK_RATE_PER_MINUTE = env_int("SKYNET_CHECK_RATE_PER_MINUTE", 30, minimum=1)
     CHECK_MAX_ACTIVE_PER_USER = env_int("SKYNET_CHECK_MAX_ACTIVE", 3, minimum=1)
+    # The JSON API (api.auth): requests a minute per token, and requests a minute per
+    # client address with a token that is not known (guessing tokens is slow).
+    API_RATE_PER_MINUTE = env_int("SKYNET_API_RATE_PER_MINUTE", 300, minimum=1)
+    API_UNKNOWN_TOKEN_RATE_PER_MINUTE = env_int("SKYNET_API_UNKNOWN_TOKEN_RATE", 20, minimum=1)
     # "Review my feedback" asks the reflection model: a paid call, limited per user.
     REVIEW_RATE_PER_MINUTE = env_int("SKYNET_REVIEW_RATE_PER_MINUTE", 10, minimum=1)
     # Evaluations (a metric over a whole dataset): one at a time per user, a few a minute,

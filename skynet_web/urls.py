@@ -4,6 +4,7 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 
+from api.site import api
 from skynet_web import health, language
 
 urlpatterns = [
@@ -12,11 +13,14 @@ urlpatterns = [
     path("language/", language.switch_language, name="switch_language"),
     # Docs pages carry their language in their own path: /docs/<lang>/<section>/<page>.
     path("docs/", include("docs_site.urls")),
+    # The JSON API: no language prefix (its language is the Accept-Language header).
+    path("api/v1/", api.urls),
 ]
 
 urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
     path("accounts/", include("skynet_web.account_urls")),
+    path("accounts/tokens/", include("api.urls")),
     path("", include("optimizations.urls")),
     path("", include("submissions.urls")),
     path("", include("metrics.urls")),

@@ -1,0 +1,203 @@
+"""/api/v1/metrics: a user's metrics and their immutable numbered versions."""
+
+from __future__ import annotations
+
+import datetime
+
+from django.db import transaction
+from ninja import Field, Router, Schema
+
+from api.errors import ApiError
+from api.forms import cleaned
+from contract.cases import CasesError, case_from_dict, parse_cases_jsonl
+from metrics import selectors, services
+from metrics.forms import EditorForm, MetricCreateForm
+from metrics.models import Metric, MetricVersion
+
+router = Router()
+
+
+class CaseIn(Schema):
+    input: dict
+    output: object = None
+    expected: dict | None = None
+    observation: dict | None = None
+
+
+class MetricIn(Schema):
+    name: str = Field(max_length=120)
+    starter: str = Field(
+        "exact_match", description="A starter's key; ignored when source is given."
+    )
+    source: str | None = Field(None, description="metric.py; version 1 of the new metric.")
+
+
+class VersionIn(Schema):
+    source: str
+    cases: list[CaseIn] | None = Field(None, description="The three sample cases the check runs.")
+    timeout_s: int | None = None
+    reflection_model: str | None = None
+    metric_model: str | None = None
+
+
+class VersionOut(Schema):
+    number: int
+    created_at: datetime.datetime
+    verdict: str | None = Field(None, description="The status of its latest check.")
+
+
+class VersionSourceOut(Schema):
+    number: int
+    created_at: datetime.datetime
+    source: str
+    created: bool | None = Field(None, description="On a save: whether this save made it.")
+
+
+class MetricOut(Schema):
+    id: int
+    name: str
+    latest_version: int | None
+    latest_check_status: str | None = None
+    reflection_model: str
+    metric_model: str
+    timeout_s: int
+    cases: list[dict]
+    created_at: datetime.datetime
+    updated_at: datetime.datetime
+
+
+def metric_out(metric: Metric, status: str | None = None) -> dict:
+    latest = metric.latest_version
+    return {
+        "id": metric.pk,
+        "name": metric.name,
+        "latest_version": latest.number if latest else None,
+        "latest_check_status": status,
+        "reflection_model": metric.reflection_model,
+        "metric_model": metric.metric_model,
+        "timeout_s": metric.timeout_s,
+        "cases": metric.cases or [],
+        "created_at": metric.created_at,
+        "updated_at": metric.updated_at,
+    }
+
+
+def version_out(version: MetricVersion, created: bool | None = None) -> dict:
+    return {
+        "number": version.number,
+        "created_at": version.created_at,
+        "source": version.source,
+        "created": created,
+    }
+
+
+def cases_in(cases: list[CaseIn] | None, field: str = "cases") -> list[dict] | None:
+    """The sample cases as the check stores them, each refused as the cases file is."""
+    if cases is None:
+        return None
+    if len(cases) != 3:
+        raise ApiError(
+            422,
+            "wrong_count",
+            params={"count": len(cases), "expected": 3},
+            family="cases",
+            field=field,
+        )
+    stored = []
+    for index, case in enumerate(cases):
+        try:
+            stored.append(case_from_dict(case.dict()).to_job())
+        except CasesError as error:
+            raise ApiError(
+                422, error.code, params=error.params, family="cases", field=f"{field}.{index}"
+            ) from None
+    return stored
+
+
+def cases_from_jsonl(text: str, field: str = "cases_jsonl") -> list[dict]:
+    """A cases file's text, refused as the check_metric command refuses it (with its line)."""
+    try:
+        return [case.to_job() for case in parse_cases_jsonl(text)]
+    except CasesError as error:
+        params = {**error.params, "line": error.line}
+        raise ApiError(422, error.code, params=params, family="cases", field=field) from None
+
+
+def source_in(source: str) -> str:
+    """metric.py as the editor takes it (its size limit, its line ends)."""
+    form = EditorForm(
+        {"source": source, "timeout_s": 60, "reflection_model": "", "metric_model": ""}
+    )
+    form.is_valid()
+    if "source" in form.errors:
+        cleaned(form)
+    return form.cleaned_data["source"]
+
+
+@router.get("", response=list[MetricOut], summary="List your metrics")
+def metric_list(request):
+    return [metric_out(m, m.latest_check_status) for m in selectors.metrics_for_user(request.user)]
+
+
+@router.post("", response={201: MetricOut}, summary="Create a metric")
+def metric_create(request, payload: MetricIn):
+    data = cleaned(MetricCreateForm({"name": payload.name, "starter": payload.starter}))
+    source = None if payload.source is None else source_in(payload.source)
+    metric = services.metric_create(
+        owner=request.user, name=data["name"], starter=data["starter"], source=source
+    )
+    return 201, metric_out(metric)
+
+
+@router.get("/{metric_id}", response=MetricOut, summary="Read a metric")
+def metric_detail(request, metric_id: int):
+    metric = selectors.get_metric_for_user(request.user, metric_id)
+    return metric_out(metric)
+
+
+@router.get("/{metric_id}/versions", response=list[VersionOut], summary="List a metric's versions")
+def version_list(request, metric_id: int):
+    metric = selectors.get_metric_for_user(request.user, metric_id)
+    return [
+        {"number": v.number, "created_at": v.created_at, "verdict": v.verdict}
+        for v in selectors.versions_with_verdicts(metric)
+    ]
+
+
+@router.post(
+    "/{metric_id}/versions",
+    response={200: VersionSourceOut, 201: VersionSourceOut},
+    summary="Save metric.py (a changed text becomes a new version)",
+)
+def version_save(request, metric_id: int, payload: VersionIn):
+    metric = selectors.get_metric_for_user(request.user, metric_id)
+    form = EditorForm(
+        {
+            "source": payload.source,
+            "timeout_s": payload.timeout_s if payload.timeout_s is not None else metric.timeout_s,
+            "reflection_model": (
+                payload.reflection_model
+                if payload.reflection_model is not None
+                else metric.reflection_model
+            ),
+            "metric_model": (
+                payload.metric_model if payload.metric_model is not None else metric.metric_model
+            ),
+        }
+    )
+    data = cleaned(form)
+    with transaction.atomic():
+        version, created = services.metric_save(
+            metric,
+            source=data["source"],
+            cases=cases_in(payload.cases),
+            timeout_s=data["timeout_s"],
+            reflection_model=data["reflection_model"],
+            metric_model=data["metric_model"],
+        )
+    return (201 if created else 200), version_out(version, created)
+
+
+@router.get("/{metric_id}/versions/{number}", response=VersionSourceOut, summary="Read one version")
+def version_detail(request, metric_id: int, number: int):
+    return version_out(selectors.get_version_for_user(request.user, metric_id, number))

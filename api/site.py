@@ -1,0 +1,34 @@
+"""The versioned JSON API: /api/v1/, its OpenAPI schema at /api/v1/schema and its
+browsable docs at /api/v1/docs. Every operation needs a token (api.auth) except those
+two pages."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+from ninja import NinjaAPI
+
+from api import errors
+from api.auth import TokenAuth
+from api.routes import checks, datasets, evaluations, me, metrics, runs
+
+api = NinjaAPI(
+    title="Skynet metric workbench API",
+    version="1",
+    description=str(
+        _(
+            "Check and evaluate metrics and submit optimization runs from a script or a CI "
+            "job. Send a personal API token as “Authorization: Bearer <token>”."
+        )
+    ),
+    auth=TokenAuth(),
+    openapi_url="/schema",
+    docs_url="/docs",
+    urls_namespace="api-v1",
+)
+errors.install(api)
+api.add_router("/me", me.router, tags=["account"])
+api.add_router("/metrics", metrics.router, tags=["metrics"])
+api.add_router("/checks", checks.router, tags=["checks"])
+api.add_router("/datasets", datasets.router, tags=["datasets"])
+api.add_router("/evaluations", evaluations.router, tags=["evaluations"])
+api.add_router("/runs", runs.router, tags=["runs"])

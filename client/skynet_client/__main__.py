@@ -1,0 +1,5 @@
+import sys
+
+from skynet_client.main import main
+
+sys.exit(main())

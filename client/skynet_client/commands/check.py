@@ -1,0 +1,58 @@
+"""`skynet check metric.py`: the contract check of a metric.py, in the server's worker."""
+
+from __future__ import annotations
+
+from skynet_client.commands.common import api, read_text
+from skynet_client.exits import FAILED, PASSED
+from skynet_client.waiting import wait_for_check
+
+
+def add(commands, common) -> None:
+    parser = commands.add_parser(
+        "check",
+        parents=[common],
+        help="run the contract check on a metric.py",
+        description="Run the 3-case contract check on METRIC in the workbench's worker and "
+        "print its stages, cases and hints. Exit 0 when it passed, 1 when it failed.",
+    )
+    parser.add_argument("metric", metavar="METRIC", help="the metric.py to check")
+    parser.add_argument(
+        "--cases", metavar="FILE", help="three sample cases as JSON Lines (else the defaults)"
+    )
+    parser.add_argument("--reflection-model", default="", help="a model id of the server's")
+    parser.add_argument("--metric-model", default="", help="a model id of the server's")
+    parser.add_argument("--timeout", type=int, default=60, help="seconds per call (default 60)")
+    parser.set_defaults(func=run)
+
+
+def run(args, output) -> int:
+    body = {
+        "source": read_text(args.metric, "metric.py"),
+        "timeout_s": args.timeout,
+        "reflection_model": args.reflection_model,
+        "metric_model": args.metric_model,
+    }
+    if args.cases:
+        body["cases_jsonl"] = read_text(args.cases, "The cases file")
+    with api(args) as client:
+        check = client.post("/checks", body)
+        check = wait_for_check(client, check, output)
+    report(check, output)
+    return PASSED if check["passed"] else FAILED
+
+
+def report(check: dict, output) -> None:
+    output.document(check)
+    mark = "PASSED" if check["passed"] else "FAILED"
+    output.line(
+        f"{mark}  {check['message']}", style="bold green" if check["passed"] else "bold red"
+    )
+    result = check.get("result") or {}
+    for stage in result.get("stages", []):
+        output.line(f"  {stage['status_label']:<10} {stage['name']}: {stage['message']}")
+    for case in result.get("cases", []):
+        score = "" if case.get("score") is None else f" score {case['score']}"
+        output.line(f"  case {case['number']}: {case['status_label']}{score}. {case['message']}")
+    for hint in result.get("hints", []):
+        output.line(f"  hint: {hint['message']}")
+    output.line(f"  {check['page']}")
