@@ -9,7 +9,7 @@ import time
 
 from django.db import transaction
 from django.urls import reverse
-from ninja import Field, Router, Schema
+from ninja import Field, Router, Schema, Status
 
 import messages
 from api.errors import ApiError
@@ -151,7 +151,7 @@ def check_start(request, payload: CheckIn):
                 )
     except services.CheckRefused as refused:
         raise _refused(refused) from None
-    return 202, check_out(check)
+    return Status(202, check_out(check))
 
 
 @router.get("/{check_id}", response=CheckOut, summary="Read a check")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 
 from django.db import transaction
-from ninja import Field, Router, Schema
+from ninja import Field, Router, Schema, Status
 
 from api.errors import ApiError
 from api.forms import cleaned
@@ -146,7 +146,7 @@ def metric_create(request, payload: MetricIn):
     metric = services.metric_create(
         owner=request.user, name=data["name"], starter=data["starter"], source=source
     )
-    return 201, metric_out(metric)
+    return Status(201, metric_out(metric))
 
 
 @router.get("/{metric_id}", response=MetricOut, summary="Read a metric")
@@ -195,7 +195,7 @@ def version_save(request, metric_id: int, payload: VersionIn):
             reflection_model=data["reflection_model"],
             metric_model=data["metric_model"],
         )
-    return (201 if created else 200), version_out(version, created)
+    return Status(201 if created else 200, version_out(version, created))
 
 
 @router.get("/{metric_id}/versions/{number}", response=VersionSourceOut, summary="Read one version")
