@@ -61,7 +61,7 @@ def not_found() -> JsonResponse:
 
 # pydantic's error types, as the API's codes and the words of what was expected.
 _EXPECTED = {
-    "string_type": _("text"),
+    "string_type": _("a string of text"),
     "int_type": _("a whole number"),
     "int_parsing": _("a whole number"),
     "int_from_float": _("a whole number"),
@@ -94,11 +94,13 @@ def _problem(error: Mapping) -> tuple[str, str]:
         )
     if kind == "string_too_long":
         return "too_long", str(
-            _("This should be at most %(max)s characters.") % {"max": context.get("max_length")}
+            _("The longest this may be, in characters, is %(max)s.")
+            % {"max": context.get("max_length")}
         )
     if kind == "string_too_short":
         return "too_short", str(
-            _("This should be at least %(min)s characters.") % {"min": context.get("min_length")}
+            _("The shortest this may be, in characters, is %(min)s.")
+            % {"min": context.get("min_length")}
         )
     if kind in ("greater_than_equal", "greater_than"):
         limit = context.get("ge", context.get("gt"))
@@ -123,6 +125,9 @@ def _field(location: list | tuple) -> str | None:
 
 
 def validation_response(errors: list[Mapping]) -> JsonResponse:
+    # An id in the address that is no id (/metrics/abc) names nothing there.
+    if any((error.get("loc") or ("",))[0] == "path" for error in errors):
+        return not_found()
     described = []
     for error in errors:
         code, sentence = _problem(error)

@@ -38,17 +38,10 @@ API_ERRORS = {
         "Something went wrong on the server. Nothing was lost; try again in a moment."
     ),
     "invalid": _("%(field)s: %(problem)s"),
-    "required": _("This field is required."),
-    "not_json": _("The body is not valid JSON."),
     "too_large": _("The request is larger than %(limit)s."),
-    "wrong_type": _("This value has the wrong type: %(problem)s"),
-    "unknown_model": _("“%(model)s” is not one of this server's models."),
-    "unknown_starter": _("“%(starter)s” is not a starter; pick one of: %(choices)s."),
-    "source_too_large": _("metric.py is larger than %(limit)s."),
     "metric_or_source": _(
         "Send either metric_id (a saved metric) or source (a metric.py), not both."
     ),
-    "not_cancellable": _("This has already ended; there is nothing to cancel."),
 }
 
 

@@ -161,6 +161,7 @@ def urls(language: str, world: dict) -> list[str]:
     d, r = world["draft"].pk, world["run"].pk
     found += [f"/{language}/submit/{d}/{step}/" for step in STEPS]
     found += [f"/{language}/submit/", f"/{language}/runs/", f"/{language}/runs/{r}/"]
+    found += [f"/{language}/accounts/tokens/"]
     found += [f"/docs/{language}/{slug}" for slug in pages.SLUGS]
     return found
 

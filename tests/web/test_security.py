@@ -11,6 +11,7 @@ import sys
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from api import tokens as api_tokens
 from checks.models import Check, FeedbackReview
 from contract.engine import run_check
 from evaluations.models import Evaluation, EvaluationCase
@@ -122,6 +123,8 @@ def _patterns(resolver=None, prefix=""):
     for entry in (resolver or get_resolver()).url_patterns:
         if str(entry.pattern).startswith("admin/"):
             continue  # Django's admin guards itself (staff only)
+        if str(entry.pattern).startswith("api/"):
+            continue  # the JSON API has a walk of its own (tests/api/test_api_walk.py)
         if isinstance(entry, URLResolver):
             yield from _patterns(entry, prefix + str(entry.pattern))
         elif isinstance(entry, URLPattern) and entry.name:
@@ -142,6 +145,7 @@ LOGIN_ONLY = {
     "run_list",
     "models_test_again",
     "list",
+    "token_list",
 }
 
 
@@ -154,6 +158,7 @@ def test_list_pages_need_a_log_in(client, name):
         "run_list": "/en/runs/",
         "models_test_again": "/en/models/test-again/",
         "list": "/en/evaluations/",
+        "token_list": "/en/accounts/tokens/",
     }
     response = client.get(path[name])
     assert response.status_code == 302
@@ -197,11 +202,17 @@ OWNED = {
     "case": ("get", "/en/evaluations/{e}/cases/0/"),
     "case_to_playground": ("post", "/en/evaluations/{e}/cases/0/playground/"),
     "download": ("get", "/en/evaluations/{e}/download.csv"),
+    "token_revoke": ("post", "/en/accounts/tokens/{t}/revoke/"),
 }
 
 
 @pytest.fixture
 def owned(owner):
+    return owned_objects(owner)
+
+
+def owned_objects(owner) -> dict:
+    """One object of each kind for `owner`, by the key its URLs fill in."""
     metric = metric_services.metric_create(owner=owner, name="m", starter="exact_match")
     check = Check.objects.create(
         owner=owner,
@@ -222,7 +233,8 @@ def owned(owner):
     )
     EvaluationCase.objects.create(evaluation=evaluation, index=0, row=0, file_row=2, status="valid")
     ids = {"m": metric.pk, "c": check.pk, "r": review.pk, "d": draft.pk, "u": run.pk}
-    return {**ids, "e": evaluation.pk}
+    token, _secret = api_tokens.token_create(owner=owner, name="ci", scope="read", days=None)
+    return {**ids, "e": evaluation.pk, "t": token.pk, "dataset": dataset.pk}
 
 
 @pytest.mark.parametrize("name", sorted(OWNED))
