@@ -103,3 +103,13 @@ def test_the_tokens_page_links_to_this_page_in_the_readers_language(owner_client
     link = f'href="/docs/{language}/{SLUG}"'
     assert link in body
     assert owner_client.get(f"/docs/{language}/{SLUG}").status_code == 200
+
+
+def test_the_readmes_ci_job_parses_and_runs_the_same_commands():
+    readme = (pages.DOCS_DIR.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## From CI\n", 1)[1].split("\n## ", 1)[0]
+    tokens = MarkdownIt("commonmark").parse(section)
+    (block,) = [t.content for t in tokens if t.type == "fence" and t.info.strip() == "yaml"]
+    runs = commands_of(yaml.safe_load(block))
+    github = commands_of(yaml.safe_load(fences("en", "yaml")[0]))
+    assert [line.split("#")[0].strip() for line in runs] == github
