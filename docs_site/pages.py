@@ -34,6 +34,7 @@ SLUGS = (
     "concepts/engines",
     "concepts/optimization",
     "guides/submit",
+    "guides/from-ci",
 )
 EXAMPLE_INFO = "python metric.py"
 COPY, OPEN, OPEN_BASE = "\x00copy\x00", "\x00open\x00", "\x00open-base\x00"
