@@ -5,8 +5,6 @@ limits, rules and words."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from django.db.models import QuerySet
 from ninja import Field, Schema
 
@@ -43,7 +41,7 @@ class EvaluationIn(Schema):
     test_percent: int | None = None
     seed: int | None = Field(None, description="The ratio split's seed.")
     split_column: str | None = Field(None, description="The column naming each row's split.")
-    count: Literal["sample", "every"] | None = Field(
+    count: str | None = Field(
         None, description="sample (the default): a seeded sample; every: every row."
     )
     sample: int | None = Field(None, description="Rows in the sample.")
