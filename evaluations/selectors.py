@@ -194,6 +194,7 @@ class CasePage:
     number: int
     pages: int
     count: int
+    size: int = PAGE_SIZE  # cases a page
 
     @property
     def has_previous(self) -> bool:
@@ -205,11 +206,11 @@ class CasePage:
 
     @property
     def first_number(self) -> int:
-        return (self.number - 1) * PAGE_SIZE + 1 if self.count else 0
+        return (self.number - 1) * self.size + 1 if self.count else 0
 
     @property
     def last_number(self) -> int:
-        return min(self.number * PAGE_SIZE, self.count)
+        return min(self.number * self.size, self.count)
 
 
 def written_cases(evaluation: Evaluation) -> int:
@@ -220,9 +221,11 @@ def written_cases(evaluation: Evaluation) -> int:
     return cases if isinstance(cases, int) else evaluation.done
 
 
-def case_page(evaluation: Evaluation, filters: CaseFilters, page: int) -> CasePage:
-    """One page of the evaluation's cases as `filters` picks and orders them; `page` is
-    clamped to the pages there are. Unfiltered, the count comes from the evaluation
+def case_page(
+    evaluation: Evaluation, filters: CaseFilters, page: int, size: int = PAGE_SIZE
+) -> CasePage:
+    """One page of `size` of the evaluation's cases as `filters` picks and orders them;
+    `page` is clamped to the pages there are. Unfiltered, the count comes from the evaluation
     row, not a COUNT over its cases; filtered, the database counts the matching rows
     along the filter's index."""
     rows = EvaluationCase.objects.filter(evaluation=evaluation)
@@ -235,12 +238,12 @@ def case_page(evaluation: Evaluation, filters: CaseFilters, page: int) -> CasePa
     if filters.problem:
         rows = rows.filter(problem=filters.problem)
     count = rows.count() if filters.any else written_cases(evaluation)
-    pages = max(1, math.ceil(count / PAGE_SIZE))
+    pages = max(1, math.ceil(count / size))
     number = min(max(1, page), pages)
     order = (SORTS_DESC if filters.descending else SORTS)[filters.sort]
-    start = (number - 1) * PAGE_SIZE
-    shown = list(rows.only(*LISTED).order_by(*order)[start : start + PAGE_SIZE])
-    return CasePage(cases=shown, number=number, pages=pages, count=count)
+    start = (number - 1) * size
+    shown = list(rows.only(*LISTED).order_by(*order)[start : start + size])
+    return CasePage(cases=shown, number=number, pages=pages, count=count, size=size)
 
 
 DOWNLOADED = (

@@ -77,12 +77,15 @@ def draft_keep_unsaved(draft: Draft, step: str, data: dict) -> None:
     draft.save(update_fields=["unsaved", "updated_at"])
 
 
-def dataset_create(*, owner: AbstractBaseUser, filename: str, data: bytes) -> Dataset:
+def dataset_create(
+    *, owner: AbstractBaseUser, filename: str, data: bytes, name: str = ""
+) -> Dataset:
     """Parse an upload and keep it as one of `owner`'s datasets; DatasetError when it
-    cannot be used. The wizard's dataset step and an evaluation's upload both come here,
-    so a file reads the same wherever it was uploaded."""
+    cannot be used. The wizard's dataset step, an evaluation's upload and the API's all
+    come here, so a file reads the same wherever it was uploaded. `name` (optional) is
+    kept in place of the file's name; the file's name still tells its format."""
     table = dataset_files.parse_dataset(data, filename=filename)
-    return _dataset_row(owner, filename, data, table)
+    return _dataset_row(owner, name or filename, data, table)
 
 
 def _dataset_row(

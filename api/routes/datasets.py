@@ -1,5 +1,168 @@
+"""/api/v1/datasets: upload a CSV or JSON Lines file and read it back, as the playground's
+evaluation page and the wizard's dataset step do: the same size limit, the same parsing,
+the same refusals in the same words, the same guessed column roles and preview."""
+
 from __future__ import annotations
 
-from ninja import Router
+import datetime
+import functools
+
+from django.db.models import QuerySet
+from django.db.models.functions import Length
+from django.shortcuts import get_object_or_404
+from ninja import Field, File, Form, Router, Schema, Status, UploadedFile
+from ninja.decorators import decorate_view
+
+import dataset_files
+from api.errors import ApiError
+from api.forms import cleaned
+from dataset_files import DatasetError
+from messages import words
+from submissions import evaluate, services, uploads
+from submissions.models import Dataset
 
 router = Router()
+# Read through the page's upload form (not required here: a missing file is the form's
+# own error, and a file past the limit never arrives whole).
+THE_FILE = File(None, description="A CSV or JSON Lines file.")
+
+
+class ColumnOut(Schema):
+    name: str
+    role: str = Field(description="input, output (the expected value) or ignore: as guessed.")
+    type: str = Field(description="number, text or json: as read from its values.")
+
+
+class WarningOut(Schema):
+    code: str
+    message: str
+
+
+class CellOut(Schema):
+    text: str
+    kind: str = Field(description="number, json, text, empty, or bad (does not fit its type)")
+
+
+class DatasetBriefOut(Schema):
+    id: int
+    name: str
+    format: str = Field(description="csv or jsonl")
+    encoding: str
+    size: int = Field(description="The file's size in bytes.")
+    rows: int
+    created_at: datetime.datetime
+
+
+class DatasetOut(DatasetBriefOut):
+    columns: list[ColumnOut]
+    recorded_column: str = Field(
+        description="The column that most likely holds recorded outputs, by its name; '' if none."
+    )
+    split_column: str = Field(
+        description="A column named “split” whose values all name splits; '' if none."
+    )
+    preview: list[list[CellOut]] = Field(
+        description="The first rows, a cell a column, each value as the metric gets it."
+    )
+    warnings: list[WarningOut]
+
+
+def _size_limited(run):
+    """Stops an upload past the dataset limit while Django reads the body, as the pages'
+    uploads do: the handler goes in before anything (the token's check included) reads it."""
+
+    @functools.wraps(run)
+    def limited(request, *args, **kwargs):
+        limit = uploads.SizeLimitHandler(request, limit=dataset_files.MAX_BYTES)
+        request.upload_handlers.insert(0, limit)
+        request.dataset_size_limit = limit
+        return run(request, *args, **kwargs)
+
+    return limited
+
+
+def _datasets(user) -> QuerySet[Dataset]:
+    # The file's size without reading the file.
+    return evaluate.datasets_for_user(user).annotate(stored_bytes=Length("raw"))
+
+
+def brief_out(dataset: Dataset) -> dict:
+    size = getattr(dataset, "stored_bytes", None)
+    return {
+        "id": dataset.pk,
+        "name": dataset.filename,
+        "format": dataset.format,
+        "encoding": dataset.encoding,
+        "size": size if size is not None else dataset.size,
+        "rows": dataset.row_count,
+        "created_at": dataset.created_at,
+    }
+
+
+def dataset_out(dataset: Dataset) -> dict:
+    """The dataset as the playground's form starts with it: the roles it guesses, each
+    column's type as read, the preview and the warnings in the reader's words."""
+    guessed = evaluate.guessed_settings(dataset)
+    return {
+        **brief_out(dataset),
+        "columns": [
+            {"name": column, "role": guessed["roles"][column], "type": guessed["types"][column]}
+            for column in dataset.columns
+        ],
+        "recorded_column": guessed["recorded_column"],
+        "split_column": guessed["split_column"],
+        "preview": evaluate.preview_rows(dataset, guessed["types"]),
+        "warnings": [
+            {
+                "code": warning.get("code") or "",
+                "message": words(
+                    warning.get("code"), warning.get("params"), family="dataset_warning"
+                ),
+            }
+            for warning in dataset.warnings
+        ],
+    }
+
+
+def dataset_refused(exc: DatasetError, field: str = "file") -> ApiError:
+    """A file that cannot be used, in the wizard's words."""
+    params = {"row": exc.row, "column": exc.column, **(exc.params or {})}
+    status = 413 if exc.code == "too_large" else 422
+    return ApiError(status, exc.code, params=params, family="dataset", field=field)
+
+
+@router.post(
+    "",
+    response={201: DatasetOut},
+    summary="Upload a dataset (multipart: file, and optionally name)",
+)
+@decorate_view(_size_limited)
+def dataset_upload(
+    request,
+    file: UploadedFile | None = THE_FILE,
+    name: str | None = Form(None, max_length=255, description="Its name (else the file's)."),
+):
+    upload, refused = uploads.read_upload(request, request.dataset_size_limit)
+    if upload is None:
+        raise ApiError(413, "too_large", field="file", message=refused)
+    sent = cleaned(upload)["file"]
+    try:
+        dataset = services.dataset_create(
+            owner=request.user,
+            filename=sent.name or "dataset",
+            data=sent.read(),
+            name=" ".join((name or "").split()),
+        )
+    except DatasetError as exc:
+        raise dataset_refused(exc) from None
+    return Status(201, dataset_out(dataset))
+
+
+@router.get("", response=list[DatasetBriefOut], summary="List your datasets, newest first")
+def dataset_list(request):
+    return [brief_out(dataset) for dataset in _datasets(request.user)]
+
+
+@router.get("/{dataset_id}", response=DatasetOut, summary="Read a dataset")
+def dataset_detail(request, dataset_id: int):
+    return dataset_out(get_object_or_404(_datasets(request.user), pk=dataset_id))

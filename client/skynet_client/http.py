@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import httpx
 
@@ -59,6 +60,25 @@ class Api:
 
     def post(self, path: str, body: dict | None = None, **kwargs) -> dict:
         return self.request("POST", path, json=body if body is not None else {}, **kwargs).json()
+
+    def download(self, path: str, target: Path) -> int:
+        """Write what `path` answers to the file `target` as it arrives; its size."""
+        written = 0
+        try:
+            with self.http.stream("GET", path) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    raise failure(response)
+                with target.open("wb") as handle:
+                    for chunk in response.iter_bytes():
+                        written += handle.write(chunk)
+        except httpx.HTTPError as error:
+            raise Stop(
+                USAGE, f"Cannot reach {self.server.url}: {type(error).__name__}: {error}"
+            ) from None
+        except OSError as error:
+            raise Stop(USAGE, f"Cannot write {target}: {error}") from None
+        return written
 
 
 def failure(response: httpx.Response) -> Stop:
