@@ -99,6 +99,14 @@ def run_best(request, run_id: int):
     response={200: None},
     summary="The run's bundle: a zip of everything it uses and, once it found something, "
     "its result",
+    openapi_extra={
+        "responses": {
+            200: {
+                "description": "The same zip as the run page's download.",
+                "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}},
+            }
+        }
+    },
 )
 def run_bundle(request, run_id: int):
     run = submission_selectors.get_run_for_user(request.user, run_id)
