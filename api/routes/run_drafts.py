@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ninja import Router, Status
 
-from api.draft_body import DraftIn, draft_save
+from api.draft_body import STEP_FIELDS, DraftIn, draft_save
 from api.errors import ApiError
 from api.routes.checks import CheckOut, check_out
 from api.run_documents import DraftOut, RunOut, draft_out, run_out
@@ -32,7 +32,9 @@ def _not_ready(draft: Draft) -> ApiError:
     step = next((s for s in FORM_STEPS if s in found), None)
     if step is not None:
         problem = found[step]
-        return ApiError(409, problem.code, params=problem.params, family="step", field=step)
+        return ApiError(
+            409, problem.code, params=problem.params, family="step", field=STEP_FIELDS[step]
+        )
     if state.check_state == "stale":
         return ApiError(409, "check_stale")
     return ApiError(409, "check_required", family="step")
