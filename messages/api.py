@@ -42,6 +42,15 @@ API_ERRORS = {
     "metric_or_source": _(
         "Send either metric_id (a saved metric) or source (a metric.py), not both."
     ),
+    # Runs and their drafts (api.routes.runs).
+    "check_stale": _(
+        "Something changed since the last check (the artifact, the dataset, the metric or the "
+        "models). Run the check again."
+    ),
+    "already_ended": _("This run has already ended; there is nothing to cancel."),
+    "not_resumable": _("Only a paused run can be resumed; this one is %(status)s."),
+    "no_result_yet": _("This run has no result yet: it has not scored its starting candidate."),
+    "no_candidate_yet": _("This run has no candidate yet: it has not scored its starting one."),
 }
 
 

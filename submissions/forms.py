@@ -38,6 +38,11 @@ RATIO_FIELDS = ("train_percent", "validation_percent", "test_percent")
 SPLIT_COLUMN_CODES = {"unknown_split_value", "empty_split_value"}
 
 
+def _coded(message: str, problem: rules.Problem) -> forms.ValidationError:
+    """A step problem as a form error that keeps its code (the API answers with it)."""
+    return forms.ValidationError(message, code=problem.code)
+
+
 class ArtifactForm(forms.Form):
     artifact_kind = forms.ChoiceField(
         label=_("Kind"), choices=ArtifactKind.choices, widget=forms.RadioSelect
@@ -86,7 +91,9 @@ class ArtifactForm(forms.Form):
         problem = rules.artifact_problem(kind, content, source)
         if problem is not None:
             field = "artifact_content" if problem.code in CONTENT_CODES else "program_source"
-            self.add_error(field, words(problem.code, problem.params, family="step"))
+            self.add_error(
+                field, _coded(words(problem.code, problem.params, family="step"), problem)
+            )
         return data
 
 
@@ -210,13 +217,22 @@ class DatasetForm(ColumnTypes, forms.Form):
         ratios = tuple(data.get(name) for name in RATIO_FIELDS)
         if mode == Draft.SplitMode.COLUMN:
             if not data.get("split_column"):
-                self.add_error("split_column", _("Choose the column that names each row's split."))
+                self.add_error(
+                    "split_column",
+                    forms.ValidationError(
+                        _("Choose the column that names each row's split."), code="no_split_column"
+                    ),
+                )
                 return data
             if roles.get(data["split_column"]) != "ignore":
                 self.add_error(
                     "split_column",
-                    _(
-                        "Mark the split column as ignored, so it reaches neither input nor expected."
+                    forms.ValidationError(
+                        _(
+                            "Mark the split column as ignored, so it reaches neither input nor "
+                            "expected."
+                        ),
+                        code="split_column_not_ignored",
                     ),
                 )
                 return data
@@ -224,7 +240,8 @@ class DatasetForm(ColumnTypes, forms.Form):
             if None in ratios or data.get("seed") is None:
                 return data
             if sum(ratios) != 100 or ratios[0] == 0:
-                self.add_error("train_percent", words("bad_ratios", family="dataset"))
+                message = words("bad_ratios", family="dataset")
+                self.add_error("train_percent", forms.ValidationError(message, code="bad_ratios"))
                 return data
         else:
             return data
@@ -242,7 +259,7 @@ class DatasetForm(ColumnTypes, forms.Form):
         if problem is not None:
             message = words(problem["code"], problem["params"], family="dataset")
             field = "split_column" if problem["code"] in SPLIT_COLUMN_CODES else None
-            self.add_error(field, message)
+            self.add_error(field, forms.ValidationError(message, code=problem["code"]))
         return data
 
     def values(self) -> dict:
@@ -333,7 +350,9 @@ class MetricForm(forms.Form):
         problem = rules.metric_problem(mode, source)
         if problem is not None:
             field = "metric_version" if mode == "saved" else "inline_source"
-            self.add_error(field, words(problem.code, problem.params, family="step"))
+            self.add_error(
+                field, _coded(words(problem.code, problem.params, family="step"), problem)
+            )
         return data
 
 
@@ -382,7 +401,7 @@ class ModelsForm(ModelPickers, forms.Form):
     def _required_model(self, name: str, problem: str) -> str:
         value = self._clean_model(name)
         if not value:
-            raise forms.ValidationError(words(problem, family="step"))
+            raise forms.ValidationError(words(problem, family="step"), code=problem)
         return value
 
     def clean_task_model(self) -> str:
@@ -403,5 +422,6 @@ class ModelsForm(ModelPickers, forms.Form):
         data = super().clean()
         engine = data.get("engine")
         if engine and self.kind not in rules.ENGINE_KINDS[Engine(engine)]:
-            self.add_error("engine", words("engine_kind", {"engine": engine}, family="step"))
+            message = words("engine_kind", {"engine": engine}, family="step")
+            self.add_error("engine", forms.ValidationError(message, code="engine_kind"))
         return data

@@ -1,10 +1,12 @@
-"""Following a check or an evaluation on the server until it ends: long-polls, a spinner
-(a check) or a bar of cases done (an evaluation) on a terminal, and a cancel on the
-server when the user presses Ctrl+C."""
+"""Following a check, an evaluation or a run on the server: long-polls, a spinner (a
+check) or a progress bar (cases done of an evaluation, metric calls of a run's budget) on
+a terminal. Ctrl+C cancels a check or an evaluation on the server; it only stops watching
+a run."""
 
 from __future__ import annotations
 
 import contextlib
+import time
 
 from skynet_client.exits import Stop
 
@@ -44,3 +46,37 @@ def wait_for_evaluation(client, evaluation: dict, output) -> dict:
             raise
     evaluation["page"] = f"{client.server.url}{evaluation['url']}"
     return evaluation
+
+
+# A wait answered at once with nothing new (the server's share of waiting requests was
+# taken): ask again after this long rather than at once.
+ASK_AGAIN_S = 2.0
+
+
+def _progress_words(run: dict) -> str:
+    progress = run["progress"]
+    best = progress.get("best_score")
+    scored = "no score yet" if best is None else f"best {best:.3g}"
+    return f"Run {run['id']}: {run['status']}, {scored}"
+
+
+def follow_run(client, run: dict, output) -> dict:
+    """Long-poll a run until it stops (finished, failed, cancelled, or paused, which needs
+    a Resume), with a bar of its metric calls against the budget on a terminal. Ctrl+C
+    only stops the watching: nothing is sent to the server, and the run goes on."""
+    progress = run["progress"]
+    with output.progress(_progress_words(run), total=progress["max_metric_calls"] or None) as bar:
+        while run["live"]:
+            asked = time.monotonic()
+            before = run["token"]
+            run = client.get(f"/runs/{run['id']}/wait", params={"timeout": 25, "since": before})
+            progress = run["progress"]
+            bar(
+                done=progress["metric_calls"],
+                total=progress["max_metric_calls"] or None,
+                description=_progress_words(run),
+            )
+            if run["token"] == before and time.monotonic() - asked < ASK_AGAIN_S / 2:
+                time.sleep(ASK_AGAIN_S)
+    run["page"] = f"{client.server.url}{run['url']}"
+    return run
