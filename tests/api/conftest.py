@@ -46,6 +46,15 @@ class Api:
             **extra,
         )
 
+    def put(self, path: str, body=None, **extra):
+        return self.client.put(
+            f"/api/v1{path}",
+            data=body if body is not None else {},
+            content_type="application/json",
+            headers=self._headers(extra.pop("headers", {})),
+            **extra,
+        )
+
     def upload(self, path: str, data: dict, **extra):
         return self.client.post(
             f"/api/v1{path}", data=data, headers=self._headers(extra.pop("headers", {})), **extra

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from submissions.models import Run
-from submissions.services import dataset_create
 from tests import quiz
 from tests.web.run_data import quiz_models
 
@@ -21,13 +20,13 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 EXAMPLES = Path(__file__).resolve().parents[2] / "client" / "examples"
 
 
-def example_run_file(folder: Path, dataset_id: int) -> None:
-    """The documented example, with the dataset uploaded already and the test's models."""
-    for name in ("prompt.txt", "metric.py"):
+def example_run_file(folder: Path) -> None:
+    """The documented example as it is (its dataset uploaded by the command), with the
+    test's models."""
+    for name in ("prompt.txt", "metric.py", "capitals.jsonl"):
         shutil.copy(EXAMPLES / name, folder / name)
     text = (EXAMPLES / "run.toml").read_text()
     for old, new in (
-        ('file = "capitals.jsonl"', f"id = {dataset_id}"),
         ("openai/gpt-4.1-nano", "openai/test-gpt"),
         ("openai/gpt-4.1-mini", "openai/test-gpt"),
     ):
@@ -39,17 +38,16 @@ def example_run_file(folder: Path, dataset_id: int) -> None:
 def test_a_run_file_is_submitted_watched_to_its_end_and_downloaded(
     cli, owner, celery_worker_process, session_models, tmp_path
 ):
-    data = (EXAMPLES / "capitals.jsonl").read_bytes()
-    assert data == quiz.jsonl()
-    dataset = dataset_create(owner=owner, filename="capitals.jsonl", data=data)
-    example_run_file(tmp_path, dataset.pk)
+    assert (EXAMPLES / "capitals.jsonl").read_bytes() == quiz.jsonl()
+    example_run_file(tmp_path)
 
     with quiz_models(session_models):
         code, run = cli.json("run", "submit", "run.toml", "--watch", timeout=120)
     assert code == 0, run
     assert (run["status"], run["final"], run["has_result"]) == ("finished", True, True)
     stored = Run.objects.get(pk=run["id"], owner=owner)
-    assert stored.status == "finished" and stored.dataset_id == dataset.pk
+    assert stored.status == "finished" and stored.dataset.owner == owner
+    assert bytes(stored.dataset.raw) == quiz.jsonl()
     assert stored.config["artifact"]["content"] == (EXAMPLES / "prompt.txt").read_text()
     assert run["progress"]["best_score"] == stored.result["best"]["val_mean"] == 1.0
     assert run["page"].endswith(f"/runs/{run['id']}/")
