@@ -49,10 +49,17 @@ def report(check: dict, output) -> None:
     )
     result = check.get("result") or {}
     for stage in result.get("stages", []):
-        output.line(f"  {stage['status_label']:<10} {stage['name']}: {stage['message']}")
+        said = f": {stage['message']}" if stage.get("message") else ""
+        output.line(f"  {stage['status_label']:<10} {stage['name']}{said}")
     for case in result.get("cases", []):
-        score = "" if case.get("score") is None else f" score {case['score']}"
-        output.line(f"  case {case['number']}: {case['status_label']}{score}. {case['message']}")
+        parts = [case["status_label"]]
+        if case.get("score") is not None:
+            parts.append(f"score {case['score']}")
+        if case.get("message"):
+            parts.append(case["message"])
+        output.line(f"  #{case['number']}  " + " · ".join(parts))
+        if case.get("feedback"):
+            output.line(f"      feedback: {case['feedback']}")
     for hint in result.get("hints", []):
         output.line(f"  hint: {hint['message']}")
     output.line(f"  {check['page']}")
