@@ -8,7 +8,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
@@ -168,6 +171,11 @@ def install(api) -> None:
         if error.status_code == 413:
             return respond(ApiError(413, "too_large", params={"limit": "?"}))
         return respond(ApiError(error.status_code, "invalid", params={"field": "", "problem": ""}))
+
+    @api.exception_handler(RequestDataTooBig)
+    def _too_big(request: HttpRequest, error: RequestDataTooBig) -> HttpResponse:
+        limit = filesizeformat(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        return respond(ApiError(413, "too_large", params={"limit": limit}))
 
     @api.exception_handler(Exception)
     def _unforeseen(request: HttpRequest, error: Exception) -> HttpResponse:

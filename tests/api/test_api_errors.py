@@ -65,3 +65,10 @@ def test_an_unforeseen_exception_is_a_json_500_without_a_traceback(api, monkeypa
     body = shape(response)
     assert response.status_code == 500 and body["code"] == "server_error"
     assert "secret" not in response.content.decode() and "Traceback" not in body["message"]
+
+
+def test_a_body_past_the_request_limit_is_a_413_naming_the_limit(api, settings):
+    response = api.post("/checks", {"source": "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)})
+    body = shape(response)
+    assert response.status_code == 413 and body["code"] == "too_large"
+    assert "1.0" in body["message"] or "1,0" in body["message"]
