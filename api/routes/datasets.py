@@ -50,6 +50,7 @@ class DatasetBriefOut(Schema):
     encoding: str
     size: int = Field(description="The file's size in bytes.")
     rows: int
+    sha256: str = Field(description="The file's SHA-256, hex: the same file is the same dataset.")
     created_at: datetime.datetime
 
 
@@ -95,6 +96,7 @@ def brief_out(dataset: Dataset) -> dict:
         "encoding": dataset.encoding,
         "size": size if size is not None else dataset.size,
         "rows": dataset.row_count,
+        "sha256": dataset.sha256,
         "created_at": dataset.created_at,
     }
 
@@ -159,8 +161,14 @@ def dataset_upload(
 
 
 @router.get("", response=list[DatasetBriefOut], summary="List your datasets, newest first")
-def dataset_list(request):
-    return [brief_out(dataset) for dataset in _datasets(request.user)]
+def dataset_list(request, sha256: str = "", name: str = ""):
+    """`sha256` and `name` find a file uploaded before, so a script need not upload it again."""
+    found = _datasets(request.user)
+    if sha256:
+        found = found.filter(sha256=sha256.lower())
+    if name:
+        found = found.filter(filename=name)
+    return [brief_out(dataset) for dataset in found]
 
 
 @router.get("/{dataset_id}", response=DatasetOut, summary="Read a dataset")

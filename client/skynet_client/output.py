@@ -26,6 +26,11 @@ class Output:
         if not self.as_json and not self.quiet:
             self.out.print(text, style=style, markup=False)
 
+    def note(self, text: str) -> None:
+        """What happened on the way (on stderr), apart from the result (on stdout)."""
+        if not self.as_json and not self.quiet:
+            self.err.print(text, style="dim", markup=False)
+
     def document(self, value: object) -> None:
         if self.as_json:
             sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")

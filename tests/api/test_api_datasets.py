@@ -151,3 +151,17 @@ def test_tokens_are_checked(owner, read_api, expired_token):
     assert refused.status_code == 403 and refused.json()["code"] == "read_only_token"
     assert read_api.get("/datasets").status_code == 200
     assert not Dataset.objects.exists()
+
+
+def test_a_file_uploaded_before_is_found_by_its_hash_and_name(api, outsider_api):
+    import hashlib
+
+    data = b"question,label\nq1,billing\nq2,bug\n"
+    first = upload(api, data).json()
+    digest = hashlib.sha256(data).hexdigest()
+    assert first["sha256"] == digest
+    found = api.get("/datasets", data={"sha256": digest, "name": "tickets.csv"}).json()
+    assert [d["id"] for d in found] == [first["id"]]
+    assert api.get("/datasets", data={"sha256": digest, "name": "other.csv"}).json() == []
+    assert api.get("/datasets", data={"sha256": "0" * 64}).json() == []
+    assert outsider_api.get("/datasets", data={"sha256": digest}).json() == []

@@ -64,6 +64,9 @@ def test_an_evaluation_passes_and_then_falls_below_min_mean(
     assert "27 valid, 3 not valid of 30 cases" in below.stdout
     assert Metric.objects.filter(owner=owner).count() == 1
     assert MetricVersion.objects.filter(metric=metric).count() == 1
+    # The same file is the dataset uploaded the first time, not a second upload.
+    assert Dataset.objects.filter(owner=owner).count() == 1
+    assert "is tickets.csv already" in below.stderr
     assert Evaluation.objects.filter(owner=owner, status=Evaluation.Status.DONE).count() == 2
     assert cli.token not in below.stdout + below.stderr
 

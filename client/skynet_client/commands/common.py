@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from skynet_client import config
@@ -29,3 +30,15 @@ def read_bytes(path: str, what: str) -> bytes:
         raise Stop(USAGE, f"{what} not found: {path}") from None
     except OSError as error:
         raise Stop(USAGE, f"Cannot read {what} {path}: {error}") from None
+
+
+def dataset_on_server(client, name: str, data: bytes, output) -> dict:
+    """The server's dataset of this file: the one uploaded before under this name with
+    these very bytes (a CI job's every push sends the same file), else a new upload."""
+    digest = hashlib.sha256(data).hexdigest()
+    for found in client.get("/datasets", params={"sha256": digest, "name": name}):
+        output.note(f"Dataset {found['id']} is {name} already.")
+        return client.get(f"/datasets/{found['id']}")
+    uploaded = client.request("POST", "/datasets", files={"file": (name, data)}).json()
+    output.note(f"Uploaded {name}: dataset {uploaded['id']}.")
+    return uploaded

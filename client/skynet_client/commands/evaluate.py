@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from skynet_client.commands.common import api, read_bytes, read_text
+from skynet_client.commands.common import api, dataset_on_server, read_bytes, read_text
 from skynet_client.exits import FAILED, PASSED, USAGE, Stop
 from skynet_client.waiting import wait_for_evaluation
 
@@ -85,9 +85,7 @@ def run(args, output) -> int:
     source = read_text(args.metric, "metric.py")
     data = read_bytes(args.data, "The dataset")
     with api(args) as client:
-        dataset = client.request(
-            "POST", "/datasets", files={"file": (Path(args.data).name, data)}
-        ).json()
+        dataset = dataset_on_server(client, Path(args.data).name, data, output)
         metric_id, version = put_metric(client, args, source)
         evaluation = client.post("/evaluations", start_body(args, metric_id, version, dataset))
         evaluation = wait_for_evaluation(client, evaluation, output)

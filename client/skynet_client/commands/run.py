@@ -55,7 +55,7 @@ from pathlib import Path
 
 from skynet_client.commands import check as check_command
 from skynet_client.commands import runfile
-from skynet_client.commands.common import api
+from skynet_client.commands.common import api, dataset_on_server
 from skynet_client.exits import FAILED, PASSED, USAGE, Stop
 from skynet_client.waiting import follow_run, wait_for_check
 
@@ -112,11 +112,7 @@ def _dataset_id(client, found: runfile.RunFile, output) -> int:
     if found.dataset_id is not None:
         return found.dataset_id
     path = found.dataset_path
-    uploaded = client.request(
-        "POST", "/datasets", files={"file": (path.name, found.dataset_bytes())}
-    ).json()
-    output.line(f"Uploaded {path.name}: dataset {uploaded['id']}.")
-    return uploaded["id"]
+    return dataset_on_server(client, path.name, found.dataset_bytes(), output)["id"]
 
 
 def run_submit(args, output) -> int:
