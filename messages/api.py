@@ -39,6 +39,9 @@ API_ERRORS = {
     ),
     "invalid": _("%(field)s: %(problem)s"),
     "too_large": _("The request is larger than %(limit)s."),
+    "cases_or_jsonl": _(
+        "Send the cases either as cases (a list) or as cases_jsonl (a file's text), not both."
+    ),
     "metric_or_source": _(
         "Send either metric_id (a saved metric) or source (a metric.py), not both."
     ),

@@ -100,6 +100,19 @@ def broker(redis_url):
     yield app
 
 
+@pytest.fixture
+def announced(settings, redis_url, monkeypatch):
+    """Announcements go through the test Redis, the one the test worker publishes to, so
+    a waiting request (a live panel, an API wait) hears them."""
+    from checks import notify
+    from skynet_web.env import redis_py_url
+
+    settings.REDIS_PY_URL = redis_py_url(redis_url)
+    monkeypatch.setattr(notify, "_client", None)
+    yield
+    notify._client = None
+
+
 def _database_url(settings_dict: dict) -> str:
     engine = settings_dict["ENGINE"]
     if engine.endswith("sqlite3"):

@@ -136,6 +136,8 @@ def check_start(request, payload: CheckIn):
                 }
             )
             data = cleaned(form)
+            if payload.cases is not None and payload.cases_jsonl is not None:
+                raise ApiError(422, "cases_or_jsonl", field="cases_jsonl")
             cases = cases_in(payload.cases)
             if payload.cases_jsonl is not None:
                 cases = cases_from_jsonl(payload.cases_jsonl)

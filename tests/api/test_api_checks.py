@@ -70,6 +70,14 @@ def test_a_bad_cases_file_names_its_line_in_the_readers_language(owner, language
     assert not Check.objects.exists()
 
 
+def test_cases_come_one_way_only(api):
+    case = {"input": {"q": "a"}, "output": "x", "expected": {"label": "x"}}
+    both = api.post("/checks", {"source": GOOD, "cases": [case] * 3, "cases_jsonl": ""})
+    body = both.json()
+    assert both.status_code == 422 and body["code"] == "cases_or_jsonl"
+    assert body["field"] == "cases_jsonl" and not Check.objects.exists()
+
+
 def test_metric_or_source_exactly_one(api, owner):
     neither = api.post("/checks", {})
     assert neither.status_code == 422 and neither.json()["code"] == "metric_or_source"
@@ -112,7 +120,7 @@ def test_same_result_as_the_page_for_the_same_check(owner_client, owner):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_wait_answers_when_the_worker_announces_the_end(api, broker):
+def test_wait_answers_when_the_worker_announces_the_end(api, announced):
     body = api.post("/checks", {"source": GOOD}).json()
 
     def finish() -> None:

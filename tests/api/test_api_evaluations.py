@@ -49,18 +49,6 @@ def dataset(owner):
     return make_dataset(owner, ROWS)
 
 
-@pytest.fixture
-def announced(settings, redis_url, monkeypatch):
-    """The worker's announcements go through the test Redis, where a wait hears them."""
-    from checks import notify
-    from skynet_web.env import redis_py_url
-
-    settings.REDIS_PY_URL = redis_py_url(redis_url)
-    monkeypatch.setattr(notify, "_client", None)
-    yield
-    notify._client = None
-
-
 def start(api: Api, callbacks, **body):
     with callbacks(execute=False) as sent:
         response = api.post("/evaluations", body)

@@ -64,5 +64,6 @@ class Cli:
 
 
 @pytest.fixture
-def cli(live_server, owner, tmp_path, session_models) -> Cli:
+def cli(live_server, owner, tmp_path, session_models, announced) -> Cli:
+    """The live server's waits hear the test worker's announcements (no polling)."""
     return Cli(live_server.url, make_token(owner), tmp_path)

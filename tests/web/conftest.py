@@ -32,15 +32,3 @@ def provider():
     server = FakeProvider(openai_key=OPENAI_KEY).start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def announced(settings, redis_url, monkeypatch):
-    """Announcements go through the test Redis, the one the test worker publishes to."""
-    from checks import notify
-    from skynet_web.env import redis_py_url
-
-    settings.REDIS_PY_URL = redis_py_url(redis_url)
-    monkeypatch.setattr(notify, "_client", None)
-    yield
-    notify._client = None
