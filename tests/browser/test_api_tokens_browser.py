@@ -32,6 +32,10 @@ def test_make_see_once_and_revoke_a_token(page, live_server, alice, language, sc
     page.click("form.token-form button[type=submit]")
     shown = page.locator("#new-token").input_value()
     assert re.fullmatch(r"skn_[A-Za-z0-9_-]{40,}", shown)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.click("button[data-copy-target=new-token]")
+    page.wait_for_function("() => document.querySelector('.copy-status').textContent !== ''")
+    assert page.evaluate("() => navigator.clipboard.readText()") == shown
     row = ApiToken.objects.get(owner=alice)
     assert row.scope == "write" and shown.startswith(f"skn_{row.prefix}")
     for size, name in ((LAPTOP, "laptop"), (PHONE, "phone")):

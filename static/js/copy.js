@@ -1,5 +1,5 @@
-// The run page: a Copy button for the best candidate's text. Without JavaScript (or a
-// clipboard) the button stays hidden; the text can still be selected or downloaded.
+// Copy buttons: the run page's best candidate, the API tokens page's new token. Without
+// JavaScript (or a clipboard) a button stays hidden; the text can still be selected.
 (function () {
   "use strict";
   function canCopy() {
@@ -25,7 +25,8 @@
     if (!button || !canCopy()) return;
     var source = document.getElementById(button.getAttribute("data-copy-target"));
     if (!source) return;
-    navigator.clipboard.writeText(source.textContent).then(
+    var text = source.tagName === "INPUT" ? source.value : source.textContent;
+    navigator.clipboard.writeText(text).then(
       function () { say(button, "data-copied"); },
       function () { say(button, "data-failed"); }
     );
