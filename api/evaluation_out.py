@@ -83,6 +83,23 @@ class EvaluationOut(Schema):
     summary: SummaryOut | None = Field(description="Once it ended with cases: the results.")
 
 
+class EvaluationBriefOut(Schema):
+    id: int
+    status: str
+    status_label: str
+    final: bool
+    failure: str
+    done: int
+    total: int
+    mean: float | None = Field(description="The mean score so far (or at its end).")
+    metric_id: int | None
+    version: int | None
+    dataset_id: int
+    dataset_name: str
+    created_at: datetime.datetime
+    url: str
+
+
 class SecondOut(Schema):
     status: str
     score: float | None
@@ -216,6 +233,27 @@ def evaluation_out(evaluation: Evaluation) -> dict:
         "url": reverse("evaluations:detail", args=[evaluation.pk]),
         "progress": _progress(evaluation),
         "summary": summary_out(evaluation),
+    }
+
+
+def evaluation_brief(evaluation: Evaluation) -> dict:
+    """A line of the list, as the evaluations page shows it: no summary, no sweep."""
+    version = evaluation.metric_version
+    return {
+        "id": evaluation.pk,
+        "status": evaluation.status,
+        "status_label": str(Evaluation.Status(evaluation.status).label),
+        "final": evaluation.is_final,
+        "failure": evaluation.failure or "",
+        "done": evaluation.done,
+        "total": evaluation.total,
+        "mean": _progress(evaluation)["mean"],
+        "metric_id": version.metric_id if version else None,
+        "version": version.number if version else None,
+        "dataset_id": evaluation.dataset_id,
+        "dataset_name": getattr(evaluation, "dataset_name", ""),
+        "created_at": evaluation.created_at,
+        "url": reverse("evaluations:detail", args=[evaluation.pk]),
     }
 
 

@@ -10,7 +10,14 @@ from django.http import StreamingHttpResponse
 from ninja import Query, Router, Schema, Status
 
 from api.errors import ApiError
-from api.evaluation_out import CasePageOut, EvaluationOut, case_out, evaluation_out
+from api.evaluation_out import (
+    CasePageOut,
+    EvaluationBriefOut,
+    EvaluationOut,
+    case_out,
+    evaluation_brief,
+    evaluation_out,
+)
 from api.evaluation_start import EvaluationIn, start_form
 from api.forms import cleaned
 from checks import longpoll
@@ -45,6 +52,16 @@ def _refused(refused: services.EvaluationRefused) -> ApiError:
 
 def _read(request, evaluation_id: int):
     return selectors.get_evaluation_for_user(request.user, evaluation_id)
+
+
+# The list holds at most this many, newest first (the evaluations page shows as many).
+LIST_LIMIT = 200
+
+
+@router.get("", response=list[EvaluationBriefOut], summary="List your evaluations, newest first")
+def evaluation_list(request):
+    found = selectors.evaluations_for_user(request.user).select_related("metric_version")
+    return [evaluation_brief(evaluation) for evaluation in found[:LIST_LIMIT]]
 
 
 @router.post("", response={202: EvaluationOut}, summary="Start an evaluation")

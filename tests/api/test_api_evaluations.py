@@ -96,6 +96,11 @@ def test_an_evaluation_from_start_to_results(
     execute_evaluation(evaluation.pk)  # the worker's part, here
     evaluation.refresh_from_db()
     assert evaluation.status == Evaluation.Status.DONE
+    # The list: this one, with its mean; another user's list is empty.
+    (listed,) = api.get("/evaluations").json()
+    assert (listed["id"], listed["status"], listed["done"]) == (evaluation.pk, "done", ROWS)
+    assert listed["mean"] is not None and listed["dataset_name"] == dataset.filename
+    assert outsider_api.get("/evaluations").json() == []
     # A wait on a token it no longer has answers at once with the change.
     waited = api.get(f"/evaluations/{evaluation.pk}/wait?since={started['token']}").json()
     done = api.get(f"/evaluations/{evaluation.pk}").json()

@@ -26,6 +26,7 @@ PROMISED = {
     ("get", "/api/v1/datasets"),
     ("get", "/api/v1/datasets/{dataset_id}"),
     ("post", "/api/v1/evaluations"),
+    ("get", "/api/v1/evaluations"),
     ("get", "/api/v1/evaluations/{evaluation_id}"),
     ("get", "/api/v1/evaluations/{evaluation_id}/wait"),
     ("get", "/api/v1/evaluations/{evaluation_id}/cases"),
