@@ -97,6 +97,10 @@ def broker(redis_url):
     from skynet_web.celery import app
 
     app.conf.broker_url = redis_url
+    # A test that enqueued before this fixture ran (a check created on commit, its send
+    # refused without a broker) left pools on the default URL: start them again.
+    app._pool = None
+    app.amqp._producer_pool = None
     yield app
 
 
