@@ -15,16 +15,14 @@ import messages
 from api.errors import ApiError
 from api.forms import cleaned
 from api.routes.metrics import CaseIn, cases_from_jsonl, cases_in
-from checks import longpoll, maintenance, selectors, services
+from api.waiting import WAIT_MAX_S, held
+from checks import maintenance, selectors, services
 from checks.models import Check
 from metrics import selectors as metric_selectors
 from metrics import services as metric_services
 from metrics.forms import EditorForm
 
 router = Router()
-
-# How long one wait request may be held at most; the client asks again after it.
-WAIT_MAX_S = 30.0
 
 
 class CheckIn(Schema):
@@ -103,7 +101,8 @@ def check_out(check: Check) -> dict:
     }
 
 
-def _refused(refused: services.CheckRefused) -> ApiError:
+def check_refused(refused: services.CheckRefused) -> ApiError:
+    """A check the allowances refuse (too many a minute, too many at once): 429."""
     return ApiError(
         429,
         refused.code,
@@ -152,7 +151,7 @@ def check_start(request, payload: CheckIn):
                     metric_model=data["metric_model"],
                 )
     except services.CheckRefused as refused:
-        raise _refused(refused) from None
+        raise check_refused(refused) from None
     return Status(202, check_out(check))
 
 
@@ -168,14 +167,20 @@ def check_detail(request, check_id: int):
 )
 def check_wait(request, check_id: int, timeout: float = WAIT_MAX_S):
     check = selectors.get_check_for_user(request.user, check_id)
-    deadline = time.monotonic() + max(0.0, min(timeout, WAIT_MAX_S))
-    with longpoll.turn(request.user.pk) as may_wait:
-        while may_wait and not check.is_final:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            check = selectors.wait_for_change(check, check.live_token, left)
+    if not check.is_final:
+        check = held(request, timeout, check, lambda seconds: _until_final(check, seconds))
     return check_out(check)
+
+
+def _until_final(check: Check, seconds: float) -> Check:
+    """The check once final, or as it is after `seconds` (each change wakes the wait)."""
+    deadline = time.monotonic() + seconds
+    while not check.is_final:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        check = selectors.wait_for_change(check, check.live_token, left)
+    return check
 
 
 @router.post("/{check_id}/cancel", response=CancelOut, summary="Cancel a queued or running check")

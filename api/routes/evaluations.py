@@ -20,7 +20,7 @@ from api.evaluation_out import (
 )
 from api.evaluation_start import EvaluationIn, start_form
 from api.forms import cleaned
-from checks import longpoll
+from api.waiting import WAIT_MAX_S, held
 from evaluations import downloads, selectors, services
 from metrics import selectors as metric_selectors
 from submissions import evaluate
@@ -28,8 +28,6 @@ from submissions.evaluate_views import WAIT_CODES
 
 router = Router()
 
-# How long one wait request may be held at most; the client asks again after it.
-WAIT_MAX_S = 30.0
 MAX_PER_PAGE = 500
 
 
@@ -96,14 +94,14 @@ def evaluation_wait(
     since: str | None = Query(None, description="The token of the evaluation last read."),
 ):
     evaluation = _read(request, evaluation_id)
-    seconds = min(timeout, WAIT_MAX_S)
-    if not evaluation.is_final and seconds > 0:
-        with longpoll.turn(request.user.pk) as may_wait:
-            # A request over the user's share of waits is answered at once.
-            if may_wait:
-                evaluation = selectors.wait_for_change(
-                    evaluation, since or evaluation.live_token, seconds
-                )
+    if not evaluation.is_final:
+        token = since or evaluation.live_token
+        evaluation = held(
+            request,
+            timeout,
+            evaluation,
+            lambda seconds: selectors.wait_for_change(evaluation, token, seconds),
+        )
     return evaluation_out(evaluation)
 
 

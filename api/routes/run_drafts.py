@@ -7,7 +7,7 @@ from ninja import Router, Status
 
 from api.draft_body import STEP_FIELDS, DraftIn, draft_save
 from api.errors import ApiError
-from api.routes.checks import CheckOut, check_out
+from api.routes.checks import CheckOut, check_out, check_refused
 from api.run_documents import DraftOut, RunOut, draft_out, run_out
 from checks import services as check_services
 from submissions import rules, selectors, services
@@ -74,13 +74,7 @@ def draft_check(request, draft_id: int):
     try:
         check = services.draft_check_start(draft)
     except check_services.CheckRefused as refused:
-        raise ApiError(
-            429,
-            refused.code,
-            params={"limit": refused.limit},
-            family="refusal",
-            headers={"Retry-After": "10"},
-        ) from None
+        raise check_refused(refused) from None
     return Status(202, check_out(check))
 
 

@@ -4,15 +4,13 @@ Their drafts (made, checked, submitted) are under /runs/drafts (api.routes.run_d
 
 from __future__ import annotations
 
-import time
-
 from django.http import HttpResponse
 from ninja import Field, Router, Schema
 
 from api.errors import ApiError
 from api.routes import run_drafts
 from api.run_documents import BestOut, RunOut, best_out, run_out
-from checks import longpoll
+from api.waiting import WAIT_MAX_S, held
 from optimizations import selectors, services, sweeps
 from submissions import bundle
 from submissions import selectors as submission_selectors
@@ -21,8 +19,6 @@ from submissions.models import Run
 router = Router()
 router.add_router("/drafts", run_drafts.router)
 
-# How long one wait request may be held at most; the client asks again after it.
-WAIT_MAX_S = 30.0
 # The runs a list shows, newest first (as the runs page).
 LIST_LENGTH = 200
 
@@ -59,14 +55,10 @@ def run_wait(request, run_id: int, timeout: float = WAIT_MAX_S, since: str | Non
     run = _run(request, run_id)
     if since is None:
         since = selectors.live_token(run)
-    seconds = max(0.0, min(timeout, WAIT_MAX_S))
-    deadline = time.monotonic() + seconds
-    with longpoll.turn(request.user.pk) as may_wait:
-        # A request over the share of waiting ones is answered at once, as the run is.
-        if may_wait and run.is_live and selectors.live_token(run) == since:
-            left = deadline - time.monotonic()
-            if left > 0:
-                run = selectors.wait_for_change(run, since, left)
+    if run.is_live and selectors.live_token(run) == since:
+        run = held(
+            request, timeout, run, lambda seconds: selectors.wait_for_change(run, since, seconds)
+        )
     return run_out(run)
 
 
