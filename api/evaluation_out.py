@@ -59,45 +59,34 @@ class ProgressOut(Schema):
     cost_usd: float
 
 
-class EvaluationOut(Schema):
+class EvaluationBriefOut(Schema):
+    """What the list and the whole evaluation both say of it."""
+
     id: int
     status: str = Field(description="queued, running, done or failed")
     status_label: str
     final: bool
     failure: str = Field(description="Why it stopped early: cancelled, worker_lost, …")
-    failure_message: str = Field(description="Why it failed, in the request's language.")
     done: int
     total: int
-    token: str = Field(description="Changes when the live panel would: send it as `since`.")
     metric_id: int | None
     version: int | None
+    dataset_id: int
+    dataset_name: str
+    created_at: datetime.datetime
+    url: str = Field(description="The evaluation's own page.")
+    mean: float | None = Field(description="The mean score so far (or at its end).")
+
+
+class EvaluationOut(EvaluationBriefOut):
+    failure_message: str = Field(description="Why it failed, in the request's language.")
+    token: str = Field(description="Changes when the live panel would: send it as `since`.")
     second: str
     second_version: int | None
-    dataset_id: int
-    dataset_name: str
-    created_at: datetime.datetime
     started_at: datetime.datetime | None
     finished_at: datetime.datetime | None
-    url: str = Field(description="The evaluation's own page.")
     progress: ProgressOut
     summary: SummaryOut | None = Field(description="Once it ended with cases: the results.")
-
-
-class EvaluationBriefOut(Schema):
-    id: int
-    status: str
-    status_label: str
-    final: bool
-    failure: str
-    done: int
-    total: int
-    mean: float | None = Field(description="The mean score so far (or at its end).")
-    metric_id: int | None
-    version: int | None
-    dataset_id: int
-    dataset_name: str
-    created_at: datetime.datetime
-    url: str
 
 
 class SecondOut(Schema):
@@ -210,33 +199,22 @@ def _progress(evaluation: Evaluation) -> dict:
 def evaluation_out(evaluation: Evaluation) -> dict:
     """The evaluation as its page shows it now (a lost one as the next sweep leaves it)."""
     evaluation = sweeps.as_the_sweep_will_leave_it(evaluation)
-    version, second = evaluation.metric_version, evaluation.second_version
+    second = evaluation.second_version
+    progress = _progress(evaluation)
     return {
-        "id": evaluation.pk,
-        "status": evaluation.status,
-        "status_label": str(Evaluation.Status(evaluation.status).label),
-        "final": evaluation.is_final,
-        "failure": evaluation.failure or "",
+        **evaluation_brief(evaluation, progress),
         "failure_message": presenters.failure_text(evaluation),
-        "done": evaluation.done,
-        "total": evaluation.total,
         "token": evaluation.live_token,
-        "metric_id": version.metric_id if version else None,
-        "version": version.number if version else None,
         "second": evaluation.second,
         "second_version": second.number if second else None,
-        "dataset_id": evaluation.dataset_id,
-        "dataset_name": getattr(evaluation, "dataset_name", ""),
-        "created_at": evaluation.created_at,
         "started_at": evaluation.started_at,
         "finished_at": evaluation.finished_at,
-        "url": reverse("evaluations:detail", args=[evaluation.pk]),
-        "progress": _progress(evaluation),
+        "progress": progress,
         "summary": summary_out(evaluation),
     }
 
 
-def evaluation_brief(evaluation: Evaluation) -> dict:
+def evaluation_brief(evaluation: Evaluation, progress: dict | None = None) -> dict:
     """A line of the list, as the evaluations page shows it: no summary, no sweep."""
     version = evaluation.metric_version
     return {
@@ -247,13 +225,13 @@ def evaluation_brief(evaluation: Evaluation) -> dict:
         "failure": evaluation.failure or "",
         "done": evaluation.done,
         "total": evaluation.total,
-        "mean": _progress(evaluation)["mean"],
         "metric_id": version.metric_id if version else None,
         "version": version.number if version else None,
         "dataset_id": evaluation.dataset_id,
         "dataset_name": getattr(evaluation, "dataset_name", ""),
         "created_at": evaluation.created_at,
         "url": reverse("evaluations:detail", args=[evaluation.pk]),
+        "mean": (progress or _progress(evaluation))["mean"],
     }
 
 
