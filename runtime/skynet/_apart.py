@@ -32,14 +32,7 @@ SIGNAL_SCOPE_ABI = 6
 
 _PR_GET_DUMPABLE = 3
 _PR_SET_DUMPABLE = 4
-_SYS_LANDLOCK_CREATE_RULESET = 444
-_SYS_LANDLOCK_RESTRICT_SELF = 446
 _LANDLOCK_SCOPE_SIGNAL = 1 << 1
-
-
-def _failed(what: str) -> OSError:
-    code = ctypes.get_errno()
-    return OSError(code, f"{what}: {os.strerror(code)}")
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -64,15 +57,7 @@ def signal_ruleset(libc: ctypes.CDLL) -> int:
     landlock_restrict_self() makes a domain of its own from it, and making it in every
     case would cost each one a third of a millisecond more."""
     attr = _RulesetAttr(0, 0, _LANDLOCK_SCOPE_SIGNAL)
-    ruleset = libc.syscall(
-        ctypes.c_long(_SYS_LANDLOCK_CREATE_RULESET),
-        ctypes.byref(attr),
-        ctypes.c_size_t(ctypes.sizeof(attr)),
-        ctypes.c_uint32(0),
-    )
-    if ruleset < 0:
-        raise _failed("landlock_create_ruleset (signal scope)")
-    return ruleset
+    return _noexec.create_ruleset(libc, attr, "landlock_create_ruleset (signal scope)")
 
 
 def enter(libc: ctypes.CDLL, ruleset: int | None) -> None:
@@ -81,18 +66,14 @@ def enter(libc: ctypes.CDLL, ruleset: int | None) -> None:
     its own; None where the kernel cannot scope signals. OSError when a wall could not
     be set up (the case must then not run)."""
     if libc.prctl(_PR_SET_DUMPABLE, ctypes.c_ulong(0), 0, 0, 0) != 0:
-        raise _failed("PR_SET_DUMPABLE")
+        raise _noexec.syscall_error("PR_SET_DUMPABLE")
     if libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise OSError("still dumpable")
     if ruleset is None:
         return
     try:
         # no_new_privs is already set (skynet._confine.apply), as Landlock requires.
-        restricted = libc.syscall(
-            ctypes.c_long(_SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)
-        )
-        if restricted != 0:
-            raise _failed("landlock_restrict_self (signal scope)")
+        _noexec.restrict_self(libc, ruleset, "landlock_restrict_self (signal scope)")
     finally:
         os.close(ruleset)
 

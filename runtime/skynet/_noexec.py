@@ -60,7 +60,8 @@ _ACCESS_FS_REFER = 1 << 13
 LANDLOCK_MIN_ABI = 2
 
 
-def _failed(what: str) -> OSError:
+def syscall_error(what: str) -> OSError:
+    """The OSError of the call that just failed (its errno), named by `what`."""
     code = ctypes.get_errno()
     return OSError(code, f"{what}: {os.strerror(code)}")
 
@@ -85,11 +86,11 @@ def make_noexec(libc: ctypes.CDLL, paths) -> None:
     sandbox is in (bwrap runs it as pid 1: no reaper of bwrap's stays behind in the old
     one for /proc/1/root to lead to)."""
     if libc.unshare(CLONE_NEWNS) != 0:
-        raise _failed("unshare(CLONE_NEWNS)")
+        raise syscall_error("unshare(CLONE_NEWNS)")
     for path in paths:
         flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | MS_NOEXEC | _keep_flags(path)
         if libc.mount(None, os.fsencode(path), None, ctypes.c_ulong(flags), None) != 0:
-            raise _failed(f"remount {path} noexec")
+            raise syscall_error(f"remount {path} noexec")
 
 
 def is_noexec(path: str) -> bool:
@@ -118,14 +119,14 @@ def drop_capabilities(libc: ctypes.CDLL) -> None:
         last = int(fh.read())
     for cap in range(last + 1):
         if libc.prctl(_PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0) != 0:
-            raise _failed(f"drop capability {cap}")
+            raise syscall_error(f"drop capability {cap}")
     clear = ctypes.c_ulong(_PR_CAP_AMBIENT_CLEAR_ALL)
     if libc.prctl(_PR_CAP_AMBIENT, clear, 0, 0, 0) != 0:
-        raise _failed("clear ambient capabilities")
+        raise syscall_error("clear ambient capabilities")
     header = _CapHeader(_CAP_VERSION_3, 0)
     data = (_CapData * 2)()
     if libc.capset(ctypes.byref(header), data) != 0:
-        raise _failed("capset")
+        raise syscall_error("capset")
     with open("/proc/self/status") as fh:
         held = [line for line in fh if line.startswith(_CAP_FIELDS) and int(line.split()[1], 16)]
     if held:
@@ -142,6 +143,30 @@ def landlock_abi(libc: ctypes.CDLL) -> int:
         ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION),
     )
     return max(int(version), 0)
+
+
+def create_ruleset(libc: ctypes.CDLL, attr: ctypes.Structure | ctypes.c_uint64, what: str) -> int:
+    """A new Landlock ruleset from `attr` (a struct landlock_ruleset_attr, or its first
+    field alone): its descriptor, or OSError named by `what`."""
+    ruleset = libc.syscall(
+        ctypes.c_long(_SYS_LANDLOCK_CREATE_RULESET),
+        ctypes.byref(attr),
+        ctypes.c_size_t(ctypes.sizeof(attr)),
+        ctypes.c_uint32(0),
+    )
+    if ruleset < 0:
+        raise syscall_error(what)
+    return ruleset
+
+
+def restrict_self(libc: ctypes.CDLL, ruleset: int, what: str) -> None:
+    """Put this thread (and all it starts) in a new Landlock domain of `ruleset`, for good;
+    OSError named by `what`. Needs no_new_privs; the caller closes `ruleset`."""
+    restricted = libc.syscall(
+        ctypes.c_long(_SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)
+    )
+    if restricted != 0:
+        raise syscall_error(what)
 
 
 class _PathBeneath(ctypes.Structure):
@@ -164,7 +189,7 @@ def _allow(libc: ctypes.CDLL, ruleset: int, path: str, access: int) -> None:
             ctypes.c_uint32(0),
         )
         if added != 0:
-            raise _failed(f"landlock rule for {path}")
+            raise syscall_error(f"landlock rule for {path}")
     finally:
         os.close(fd)
 
@@ -181,23 +206,12 @@ def restrict_exec(libc: ctypes.CDLL, paths) -> None:
     if abi < LANDLOCK_MIN_ABI:
         raise OSError(errno.EOPNOTSUPP, f"Landlock ABI {abi}, {LANDLOCK_MIN_ABI} needed")
     handled = ctypes.c_uint64(_ACCESS_FS_EXECUTE | _ACCESS_FS_REFER)
-    ruleset = libc.syscall(
-        ctypes.c_long(_SYS_LANDLOCK_CREATE_RULESET),
-        ctypes.byref(handled),
-        ctypes.c_size_t(ctypes.sizeof(handled)),
-        ctypes.c_uint32(0),
-    )
-    if ruleset < 0:
-        raise _failed("landlock_create_ruleset")
+    ruleset = create_ruleset(libc, handled, "landlock_create_ruleset")
     try:
         _allow(libc, ruleset, "/", _ACCESS_FS_REFER)
         for path in paths:
             _allow(libc, ruleset, path, _ACCESS_FS_EXECUTE)
-        restricted = libc.syscall(
-            ctypes.c_long(_SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)
-        )
-        if restricted != 0:
-            raise _failed("landlock_restrict_self")
+        restrict_self(libc, ruleset, "landlock_restrict_self")
     finally:
         os.close(ruleset)
 
