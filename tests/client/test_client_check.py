@@ -28,7 +28,8 @@ def test_a_passing_metric_exits_0(cli, celery_worker_process, tmp_path):
     (tmp_path / "metric.py").write_text(PASSING)
     done = cli("check", "metric.py")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("PASSED")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "PASSED"
     assert "/checks/" in done.stdout
     assert cli.token not in done.stdout + done.stderr
 
@@ -51,6 +52,13 @@ def test_a_failing_metric_exits_1_with_the_servers_words_in_json(
     assert check["result"]["cases"][0]["message"] == spanish
     assert spanish != messages.render(stored.result, "en")["cases"][0]["message"]
     assert check["url"].startswith("/es/checks/")
+    # The text report says the failing stage's words once, on its own line.
+    text = cli("check", "metric.py")
+    stage = next(
+        s for s in messages.render(stored.result, "en")["stages"] if s["status"] == "failed"
+    )
+    assert text.returncode == 1 and text.stdout.startswith("FAILED\n")
+    assert text.stdout.count(stage["message"]) == 1, text.stdout
 
 
 def test_cases_from_a_file_are_the_ones_checked(cli, celery_worker_process, tmp_path):

@@ -44,10 +44,13 @@ def run(args, output) -> int:
 def report(check: dict, output) -> None:
     output.document(check)
     mark = "PASSED" if check["passed"] else "FAILED"
-    output.line(
-        f"{mark}  {check['message']}", style="bold green" if check["passed"] else "bold red"
-    )
     result = check.get("result") or {}
+    # The verdict's words once: a pass says only PASSED, and a failed stage's words stay
+    # on that stage's line; a check that ended otherwise (cancelled, lost) says why here.
+    said = {f"{stage['name']}: {stage['message']}" for stage in result.get("stages", [])}
+    if not check["passed"] and check["message"] not in said:
+        mark = f"{mark}  {check['message']}"
+    output.line(mark, style="bold green" if check["passed"] else "bold red")
     for stage in result.get("stages", []):
         said = f": {stage['message']}" if stage.get("message") else ""
         output.line(f"  {stage['status_label']:<10} {stage['name']}{said}")
