@@ -331,7 +331,11 @@ CASES_ERRORS = {
     "observation_value_not_number": _(
         'Line %(line)s: observation "%(key)s" must be a number of 0 or more, or null.'
     ),
-    "wrong_count": _("The cases file has %(count)s cases; the contract check needs %(expected)s."),
+    "wrong_count": ngettext_lazy(
+        "The cases file has %(count)s case; the contract check needs %(expected)s.",
+        "The cases file has %(count)s cases; the contract check needs %(expected)s.",
+        "count",
+    ),
 }
 
 # A submitted artifact that cannot be run at all (checked before any case starts).

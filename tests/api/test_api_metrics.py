@@ -73,6 +73,19 @@ def test_refusals_name_their_field_in_the_readers_language(owner, language, sess
     assert body["code"] == "wrong_count" and body["field"] == "cases"
     with override(language):
         assert body["message"] == words("wrong_count", {"count": 2, "expected": 3}, family="cases")
+    one_case = api.post(
+        f"/metrics/{metric['id']}/versions",
+        {"source": SOURCE, "cases": [{"input": {}, "output": 1}]},
+    ).json()["message"]
+    # One case is said in the singular, in every language.
+    assert (
+        one_case
+        == {
+            "en": "The cases file has 1 case; the contract check needs 3.",
+            "es": "El archivo de casos tiene 1 caso; la comprobación del contrato necesita 3.",
+            "hi": "केस फ़ाइल में 1 केस है; कॉन्ट्रैक्ट जाँच को 3 चाहिए।",
+        }[language]
+    )
     bad_model = api.post(
         f"/metrics/{metric['id']}/versions", {"source": SOURCE, "reflection_model": "nope/x"}
     )
