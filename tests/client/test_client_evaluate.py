@@ -61,7 +61,10 @@ def test_an_evaluation_passes_and_then_falls_below_min_mean(
     below = cli("evaluate", "metric.py", "tickets.csv", "--all", "--min-mean", "0.9")
     assert below.returncode == 1, below.stderr
     assert below.stdout.startswith(f"BELOW  mean {mean:.4g} is below --min-mean 0.9")
-    assert "27 valid, 3 not valid of 30 cases" in below.stdout
+    # The cases that were not valid are told by how they ended; the valid ones once.
+    assert "  27 valid, 3 not valid of 30 cases (invalid 1, error 2)\n" in below.stdout, (
+        below.stdout
+    )
     assert Metric.objects.filter(owner=owner).count() == 1
     assert MetricVersion.objects.filter(metric=metric).count() == 1
     # The same file is the dataset uploaded the first time, not a second upload.

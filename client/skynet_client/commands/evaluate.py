@@ -165,12 +165,15 @@ def report(evaluation: dict, verdict: dict, output, target: Path | None) -> None
         output.line(f"{reason.upper()}  {evaluation['failure_message']}", style="bold red")
     summary = evaluation.get("summary")
     if summary:
-        counts = ", ".join(
-            f"{status} {count}" for status, count in summary["counts"].items() if count
+        # How the cases that were not valid ended (valid ones are counted already).
+        others = ", ".join(
+            f"{status} {count}"
+            for status, count in summary["counts"].items()
+            if count and status != "valid"
         )
         output.line(
             f"  {summary['valid']} valid, {summary['invalid']} not valid of {summary['cases']} "
-            f"cases ({counts})"
+            f"cases" + (f" ({others})" if others else "")
         )
         for name, stats in summary["named"].items():
             output.line(f"  {name}: mean {_number(stats['mean'])} over {stats['n']}")
