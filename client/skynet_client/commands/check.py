@@ -47,8 +47,8 @@ def report(check: dict, output) -> None:
     result = check.get("result") or {}
     # The verdict's words once: a pass says only PASSED, and a failed stage's words stay
     # on that stage's line; a check that ended otherwise (cancelled, lost) says why here.
-    said = {f"{stage['name']}: {stage['message']}" for stage in result.get("stages", [])}
-    if not check["passed"] and check["message"] not in said:
+    stage_words = {f"{stage['name']}: {stage['message']}" for stage in result.get("stages", [])}
+    if not check["passed"] and check["message"] not in stage_words:
         mark = f"{mark}  {check['message']}"
     output.line(mark, style="bold green" if check["passed"] else "bold red")
     for stage in result.get("stages", []):

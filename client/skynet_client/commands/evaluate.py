@@ -171,10 +171,8 @@ def report(evaluation: dict, verdict: dict, output, target: Path | None) -> None
             for status, count in summary["counts"].items()
             if count and status != "valid"
         )
-        output.line(
-            f"  {summary['valid']} valid, {summary['invalid']} not valid of {summary['cases']} "
-            f"cases" + (f" ({others})" if others else "")
-        )
+        line = f"  {summary['valid']} valid, {summary['invalid']} not valid of {summary['cases']} cases"
+        output.line(f"{line} ({others})" if others else line)
         for name, stats in summary["named"].items():
             output.line(f"  {name}: mean {_number(stats['mean'])} over {stats['n']}")
         for group in summary["failures"]:
