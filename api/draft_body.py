@@ -13,8 +13,9 @@ from ninja import Field, Schema
 
 from api.errors import ApiError
 from api.forms import cleaned
+from evaluations import start
 from metrics import selectors as metric_selectors
-from submissions import evaluate, rules, services
+from submissions import rules, services
 from submissions.datasets import guess_roles
 from submissions.forms import SPLIT_COLUMN_CODES, ArtifactForm, DatasetForm, MetricForm, ModelsForm
 from submissions.models import FORM_STEPS, Draft
@@ -104,7 +105,7 @@ def _artifact(part: ArtifactIn) -> dict:
 def _dataset(payload: DraftIn, owner) -> tuple[dict, dict]:
     """The dataset step's values and the facts its form found."""
     try:
-        dataset = evaluate.get_dataset_for_user(owner, payload.dataset_id)
+        dataset = start.get_dataset_for_user(owner, payload.dataset_id)
     except Http404:
         raise ApiError(404, "not_found", field="dataset_id") from None
     columns = dataset.columns

@@ -15,7 +15,7 @@ from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
-from messages import words
+from wording import words
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ from django.db.models import QuerySet
 from ninja import Field, Schema
 
 from api.errors import ApiError
+from evaluations.start_forms import MetricEvaluateForm
 from metrics.models import Metric, MetricVersion
 from submissions.datasets import guess_roles
-from submissions.evaluate_forms import MetricEvaluateForm
 from submissions.models import Dataset
 
 # A version number no metric has: the form refuses it in its own words.

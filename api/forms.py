@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from django import forms
 
 from api.errors import ApiError
-from messages import words
+from wording import words
 
 
 def cleaned(

@@ -9,11 +9,12 @@ import datetime
 from django.urls import reverse
 from ninja import Field, Schema
 
-from messages import words
-from optimizations import presenters, selectors
-from optimizations.results import best_of
+from runs import presenters, selectors
+from runs.models import Run
+from runs.results import best_of
 from submissions import rules
-from submissions.models import Draft, Run
+from submissions.models import Draft
+from wording import words
 
 
 class ProblemOut(Schema):
@@ -106,7 +107,7 @@ def draft_out(draft: Draft) -> dict:
         "counts": counts,
         "run_id": run.pk if run else None,
         "updated_at": draft.updated_at,
-        "url": reverse("draft_resume", args=[draft.pk]),
+        "url": reverse("submissions:resume", args=[draft.pk]),
     }
 
 
@@ -157,7 +158,7 @@ def run_out(run: Run) -> dict:
         "created_at": run.created_at,
         "started_at": run.started_at,
         "finished_at": run.finished_at,
-        "url": reverse("run_detail", args=[run.pk]),
+        "url": reverse("runs:detail", args=[run.pk]),
         "token": selectors.live_token(run),
     }
 

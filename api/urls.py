@@ -4,7 +4,9 @@ from django.urls import path
 
 from api import views
 
+app_name = "api"
+
 urlpatterns = [
-    path("", views.token_list, name="token_list"),
+    path("", views.token_list, name="tokens"),
     path("<int:pk>/revoke/", views.token_revoke, name="token_revoke"),
 ]

@@ -76,4 +76,4 @@ def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
     row = get_object_or_404(ApiToken, pk=pk, owner=request.user)
     tokens.token_revoke(row)
     flash.success(request, _("Token “%(name)s” revoked.") % {"name": row.name})
-    return redirect("token_list")
+    return redirect("api:tokens")

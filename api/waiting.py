@@ -1,12 +1,12 @@
 """Holding an API request until its object changes: the one bound on how long, and the
-user's share of held requests (checks.longpoll), for checks, evaluations and runs alike."""
+user's share of held requests (jobs.longpoll), for checks, evaluations and runs alike."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TypeVar
 
-from checks import longpoll
+from jobs import longpoll
 
 T = TypeVar("T")
 

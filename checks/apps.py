@@ -8,3 +8,10 @@ class ChecksConfig(AppConfig):
     name = "checks"
     verbose_name = _("Contract checks")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The workers' sweeps (jobs.sweeps) end checks and reviews lost with their worker.
+        from checks import sweeps
+        from jobs.sweeps import register
+
+        register(sweeps.sweep_once)

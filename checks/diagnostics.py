@@ -6,8 +6,8 @@ from django.http import JsonResponse
 from django.utils.translation import gettext as _
 
 from contract.static import static_check
-from messages import words
-from messages.contract import STAGE_NAMES, warning_words
+from wording import words
+from wording.contract import STAGE_NAMES, warning_words
 
 
 def static_diagnostics(source: str) -> list[dict]:

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.utils import timezone
 
-from checks import gateways, heartbeats, model_choices, notify, sandbox_pool, worker_writes
+from checks import worker_writes
 from checks.models import Check, FeedbackReview
 from contract.storable import storable
+from jobs import gateways, heartbeats, model_choices, notify, sandbox_pool
 
 if TYPE_CHECKING:
     from contract.results import CheckResult
@@ -55,7 +56,7 @@ def execute_check(check_id: int) -> None:
     if check.cancel_requested:  # asked between the claim and here
         cancel.set()
     try:
-        with heartbeats.beating(check_id, on_cancel=cancel.set):
+        with heartbeats.beating(Check, check_id, on_cancel=cancel.set):
             result = run_check(
                 check.source,
                 cases,

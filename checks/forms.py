@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from checks import model_choices
-from messages import format_number, words
+from jobs import model_choices
+from wording import format_number, words
 
 # The pickers of each form that has them, by the name the "Test again" request gives.
 PICKER_FORMS: dict[str, type[ModelPickers]] = {}

@@ -1,5 +1,4 @@
-"""The contract check's rows: each check, the feedback reviews asked of its cases, and the
-users' allowances of both."""
+"""The contract check's rows: each check, and the feedback reviews asked of its cases."""
 
 from __future__ import annotations
 
@@ -9,33 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from contract.artifacts import Artifact
-
-
-class WorkerRow(models.Model):
-    """What every row a worker runs holds besides its status and its work: why it failed,
-    when it was sent, claimed, last seen alive and ended, by which worker, and whether
-    its user asked to stop it. The heartbeats (checks.heartbeats), the sweeps
-    (checks.maintenance) and the cancel read these same fields on a check and on an
-    evaluation."""
-
-    # Set when it could not run to its end (for example "worker_lost").
-    failure = models.CharField(max_length=40, blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
-    # When the task message was last sent; re-sent if the row stays queued too long.
-    enqueued_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    worker = models.CharField(max_length=200, blank=True, default="")
-    # The user asked to stop it while it ran; the worker running it stops within a second.
-    cancel_requested = models.BooleanField(default=False)
-
-    class Meta:
-        abstract = True
-
-    @property
-    def is_final(self) -> bool:
-        return self.status in self.FINAL
+from jobs.models import WorkerRow
 
 
 class Check(WorkerRow):
@@ -131,7 +104,7 @@ class FeedbackReview(models.Model):
     language = models.CharField(max_length=8, default="en")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     text = models.TextField(blank=True, default="")
-    # A model_error code (see messages.codes.MODEL_ERROR_CODES) and the provider's words.
+    # A model_error code (see wording.codes.MODEL_ERROR_CODES) and the provider's words.
     error_code = models.CharField(max_length=40, blank=True, default="")
     error_message = models.TextField(blank=True, default="")
     usage = models.JSONField(null=True, blank=True)
@@ -147,24 +120,3 @@ class FeedbackReview(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
-
-
-class RateBucket(models.Model):
-    """A user's allowance of one kind of request (checks.limits): `tokens` left at
-    `refilled_at`, refilled continuously up to the per-minute rate."""
-
-    owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rate_buckets"
-    )
-    kind = models.CharField(max_length=16)
-    tokens = models.FloatField()
-    refilled_at = models.DateTimeField()
-
-    class Meta:
-        db_table = "metrics_app_ratebucket"
-        constraints = [
-            models.UniqueConstraint(fields=["owner", "kind"], name="one_bucket_per_kind")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.kind} allowance of {self.owner_id}"

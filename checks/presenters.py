@@ -6,12 +6,12 @@ import json
 
 from django.utils.translation import gettext as _
 
-import messages
+import wording
 from checks.models import Check
 from checks.selectors import latest_reviews
 from contract import frameworks
 from contract.cases import DEFAULT_CASES
-from messages.contract import HINT_ADVICE, RETURN_EXAMPLES, RUN_STATUSES, output_cut_words
+from wording.contract import HINT_ADVICE, RETURN_EXAMPLES, RUN_STATUSES, output_cut_words
 
 CELL_LIMIT = 2000
 
@@ -34,7 +34,7 @@ def _usd(cost: float | None) -> str:
 def present(check: Check | None) -> dict | None:
     if check is None or not check.result:
         return None
-    rendered = messages.render(check.result)
+    rendered = wording.render(check.result)
     inputs = check.cases or [case.to_job() for case in DEFAULT_CASES]
     reviews = latest_reviews(check) if check.is_final else {}
     for case in rendered["cases"]:
@@ -58,9 +58,9 @@ def present(check: Check | None) -> dict | None:
         else:
             case["output_json"] = _json(given.get("output"))
         case["expected_json"] = _json(given.get("expected"))
-        case["score_text"] = "" if case["score"] is None else messages.format_number(case["score"])
+        case["score_text"] = "" if case["score"] is None else wording.format_number(case["score"])
         case["scores_text"] = [
-            (name, messages.format_number(value)) for name, value in (case["scores"] or {}).items()
+            (name, wording.format_number(value)) for name, value in (case["scores"] or {}).items()
         ]
         for stream in ("stdout", "stderr"):
             cut = case.get(f"{stream}_truncated") or 0
@@ -81,5 +81,5 @@ def present(check: Check | None) -> dict | None:
     # A metric written for DSPy or gepa: the panel offers Convert to the contract.
     rendered["convertible"] = frameworks.seen_in(check.result)
     rendered["advice"] = str(HINT_ADVICE)
-    rendered["feedback_examples"] = messages.feedback_examples()
+    rendered["feedback_examples"] = wording.feedback_examples()
     return rendered

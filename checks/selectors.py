@@ -11,8 +11,8 @@ from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from checks import notify
 from checks.models import Check, FeedbackReview
+from jobs import notify
 
 
 def get_check_for_user(user: AbstractBaseUser, pk: int) -> Check:
@@ -76,7 +76,7 @@ def latest_reviews(check: Check) -> dict[int, FeedbackReview]:
 def wait_for_change(check: Check, since: str, seconds: float) -> Check:
     """The check as soon as it differs from what the page showed (`since`, its
     live_token then) or is final, or as it is after `seconds`. The worker announces each
-    write (checks.notify), so the answer leaves the moment the row changes."""
+    write (jobs.notify), so the answer leaves the moment the row changes."""
     deadline = time.monotonic() + seconds
     with notify.Waiter(check.pk) as waiter:
         while True:

@@ -1,26 +1,21 @@
 """Starting checks and reviews: the web side's writes. The worker's half (running them)
-is checks.execution, which only the tasks import; the sweeps are checks.maintenance."""
+is checks.execution, which only the tasks import; the sweeps are jobs.sweeps."""
 
 from __future__ import annotations
 
-from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import models, transaction
 from django.utils import timezone
 
-from checks import limits, notify
 from checks.models import Check, FeedbackReview
 from contract.artifacts import Artifact
+from jobs import limits, notify, queue
 
 # The worker's tasks (checks.tasks), sent by name: the tasks call the execution, and
 # nothing here imports them back.
 RUN_CHECK_TASK = "checks.run_check"
 RUN_REVIEW_TASK = "checks.review_feedback"
-
-
-def enqueue(task: str, pk: int) -> None:
-    current_app.send_task(task, args=(pk,))
 
 
 class CheckRefused(Exception):
@@ -75,7 +70,7 @@ def check_create(
     )
     # robust: with the broker down the request still succeeds; the row stays queued
     # and checks_requeue_lost() sends it once the broker is back.
-    transaction.on_commit(lambda: enqueue(RUN_CHECK_TASK, check.pk), robust=True)
+    transaction.on_commit(lambda: queue.enqueue(RUN_CHECK_TASK, check.pk), robust=True)
     return check
 
 
@@ -120,5 +115,5 @@ def review_request(check: Check, case_index: int, *, language: str = "en") -> Fe
     review = FeedbackReview.objects.create(
         contract_check=check, case_index=case_index, model=model, language=language
     )
-    transaction.on_commit(lambda: enqueue(RUN_REVIEW_TASK, review.pk), robust=True)
+    transaction.on_commit(lambda: queue.enqueue(RUN_REVIEW_TASK, review.pk), robust=True)
     return review

@@ -10,9 +10,11 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling, trigger_client_event
 
-from checks import longpoll, maintenance, presenters, selectors, services
+from checks import presenters, selectors, services
 from checks.forms import PICKER_FORMS
-from messages import reference_rows, words
+from jobs import longpoll
+from jobs.sweeps import as_the_sweep_will_leave_it
+from wording import reference_rows, words
 
 # How long a live panel's request may wait for its check to change before it is answered
 # anyway (and asks again).
@@ -34,7 +36,7 @@ def check_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 ask_again_ms = longpoll.ASK_AGAIN_MS
     # A check whose worker died shows as the next sweep will end it (and the live panel
     # stops), without this read writing the row.
-    check = maintenance.as_the_sweep_will_leave_it(check)
+    check = as_the_sweep_will_leave_it(check)
     metric = check.metric_version.metric if check.metric_version else None
     context = {
         "check": check,
@@ -85,7 +87,7 @@ def review_create(request: HttpRequest, pk: int, index: int) -> HttpResponse:
             {"check": check, "index": index, "refusal": message},
         )
     if not request.htmx:
-        return redirect(f"{reverse('check_detail', args=[check.pk])}#case-{index + 1}")
+        return redirect(f"{reverse('checks:detail', args=[check.pk])}#case-{index + 1}")
     return render(
         request, "checks/_review.html", {"check": check, "index": index, "review": review}
     )
@@ -111,7 +113,7 @@ def check_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     services.check_cancel(check)
     if request.htmx:
         return render(request, "checks/_cancel.html", {"check": check, "stopping": True})
-    return redirect("check_detail", pk=check.pk)
+    return redirect("checks:detail", pk=check.pk)
 
 
 @login_required

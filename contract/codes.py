@@ -2,14 +2,14 @@
 
 The engine never produces prose: stages, statuses, problems, reasons and
 hints are these codes plus parameters. A model_error also passes on the codes of the
-model call that failed, which the models layer (providers/) lists; messages.codes adds
+model call that failed, which the models layer (providers/) lists; wording.codes adds
 them, and a test elsewhere asserts that each code there has a message.
 """
 
 from __future__ import annotations
 
 from contract.artifacts import ARTIFACT_ERRORS, RUN_PROBLEMS, RUN_STATUSES
-from contract.sandbox.errors import REASONS as SANDBOX_UNAVAILABLE_REASONS
+from sandbox.errors import REASONS as SANDBOX_UNAVAILABLE_REASONS
 from skynet import rewardspec, signature
 from skynet.returns import PROBLEMS as RETURN_VALUE_PROBLEMS
 
@@ -23,7 +23,7 @@ LOAD_PROBLEMS = (
     "file_too_large",
     "syntax_error",
     "import_error",
-    # import_error of a module the sandbox does not have (contract.libraries): one outside
+    # import_error of a module the sandbox does not have (sandbox.libraries): one outside
     # the documented set, or one of the set that this worker could not stage.
     "module_not_available",
     "library_unavailable",
@@ -34,7 +34,7 @@ LOAD_PROBLEMS = (
     "crashed",
     # The user stopped the check (contract.cancel).
     "cancelled",
-    # No check can run on this worker (contract.sandbox.SandboxUnavailable).
+    # No check can run on this worker (sandbox.SandboxUnavailable).
     "sandbox_unavailable",
 )
 SYNTAX_ERROR_REASONS = ("syntax", "null_bytes", "too_complex")
@@ -75,7 +75,7 @@ CRASH_REASONS = ("exited", "signal", "no_result", "protocol", "confine_failed", 
 # run_failed: with an artifact, no case's run got as far as loading metric.py.
 SKIP_REASONS = ("not_defined", "not_static", "run_failed")
 # Codes the default model handler and skynet.llm() use in model_error, the model's state
-# and the check's budget; a provider call's own codes come on top (messages.codes).
+# and the check's budget; a provider call's own codes come on top (wording.codes).
 MODEL_ERROR_CODES = (
     "no_metric_model",
     "handler_error",

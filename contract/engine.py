@@ -14,7 +14,7 @@ run_model_error, a timeout...) is a case error; a run that ended by itself
 still has its metric child load metric.py, so the load stages are reported.
 When no metric child loaded, they are skipped (reason "run_failed").
 
-When the sandbox cannot be had on this worker (contract.sandbox
+When the sandbox cannot be had on this worker (sandbox
 SandboxUnavailable), nothing runs: the load stage fails with
 "sandbox_unavailable", naming the reason.
 """
@@ -26,7 +26,8 @@ import numbers
 import time
 from collections.abc import Callable, Sequence
 
-from contract import frameworks, sandbox
+import sandbox
+from contract import frameworks
 from contract.artifacts import RUN_PROBLEMS, Artifact
 from contract.cancel import Cancel
 from contract.cases import DEFAULT_CASES, Case

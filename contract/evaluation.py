@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from contract import sandbox
+import sandbox
 from contract.cancel import Cancel
 from contract.caseloop import CaseLoop
 from contract.cases import Case

@@ -16,8 +16,9 @@ cut by skynet.dspy_part, the rules the child cuts it by.
 
 from __future__ import annotations
 
-from contract import frameworks, libraries, values
+from contract import frameworks, values
 from contract.artifacts import OUTPUT_REPR_LIMIT, RUN_PROBLEMS
+from sandbox import libraries
 from skynet import dspy_part, rewardspec, signature
 from skynet.safe import MESSAGE_LIMIT, NAME_LIMIT, clip
 from skynet.values import output_budget

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from contract import sandbox
+import sandbox
 from contract.cancel import Cancel
 from contract.caseloop import CaseLoop, Channel
 from contract.cases import Case

@@ -1,6 +1,6 @@
 """Warm sandboxes: confined interpreters started ahead of time, one per check.
 
-A `WarmSandbox` is a whole sandbox (contract.sandbox: namespaces, uid, seccomp, rlimits,
+A `WarmSandbox` is a whole sandbox (sandbox: namespaces, uid, seccomp, rlimits,
 its cgroup, a clean environment) running runtime/skynet_warm.py, with the runtime imported,
 waiting on its control socket. A check takes one and opens its cases on it
 (`open_case`): each case is a fresh process the sandbox forks, with the case's own socket
@@ -27,9 +27,9 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from contract import sandbox
-from contract.runtime_path import RUNTIME_DIR
+import sandbox
 from contract.zygote import Zygote, launch_on_socket, stderr_tail
+from sandbox.runtime_path import RUNTIME_DIR
 from skynet import wire
 
 log = logging.getLogger("contract.warm")

@@ -27,11 +27,11 @@ import struct
 import subprocess
 import threading
 
-from contract import sandbox
-from contract.libraries import PRELOAD
-from contract.runtime_path import RUNTIME_DIR
-from contract.sandbox.cgroups import CaseGroup
-from contract.sandbox.config import SITE_MOUNT
+import sandbox
+from sandbox.cgroups import CaseGroup
+from sandbox.config import SITE_MOUNT
+from sandbox.libraries import PRELOAD
+from sandbox.runtime_path import RUNTIME_DIR
 from skynet import wire
 
 log = logging.getLogger("contract.zygote")

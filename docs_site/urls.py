@@ -6,9 +6,9 @@ from docs_site import pages, views
 
 _LANGUAGE = "|".join(pages.LANGUAGES)
 
+app_name = "docs"
+
 urlpatterns = [
-    path("", views.docs_index, name="docs_index"),
-    re_path(
-        rf"^(?P<language>{_LANGUAGE})/(?P<slug>[a-z]+/[a-z-]+)$", views.docs_page, name="docs_page"
-    ),
+    path("", views.docs_index, name="index"),
+    re_path(rf"^(?P<language>{_LANGUAGE})/(?P<slug>[a-z]+/[a-z-]+)$", views.docs_page, name="page"),
 ]

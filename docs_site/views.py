@@ -15,7 +15,7 @@ def docs_index(request: HttpRequest) -> HttpResponse:
     language = translation.get_language_from_request(request)
     if language not in pages.LANGUAGES:
         language = "en"
-    return redirect("docs_page", language=language, slug=pages.SLUGS[0])
+    return redirect("docs:page", language=language, slug=pages.SLUGS[0])
 
 
 @require_GET
@@ -40,7 +40,7 @@ def docs_page(request: HttpRequest, language: str, slug: str) -> HttpResponse:
             page.html,
             copy=_("Copy"),
             open_label=_("Open in playground"),
-            open_base=reverse("metric_create"),
+            open_base=reverse("metrics:create"),
             note=_("Note"),
         )
         response = render(

@@ -10,8 +10,8 @@ class EvaluationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # The workers' sweeps (checks.maintenance) end evaluations lost with their worker too.
-        from checks import maintenance
+        # The workers' sweeps (jobs.sweeps) end evaluations lost with their worker too.
         from evaluations import sweeps
+        from jobs.sweeps import register
 
-        maintenance.register_sweep(sweeps.sweep_once)
+        register(sweeps.sweep_once)

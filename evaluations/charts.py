@@ -1,12 +1,17 @@
 """Charts drawn on the server: an SVG the page carries inline, so it needs no script, no
 CDN and no second request, and its colours are the theme's (CSS classes over the
-stylesheet's custom properties), so the light and the dark theme both draw it."""
+stylesheet's custom properties), so the light and the dark theme both draw it.
+
+Every chart (the histogram here, the run page's progress in runs.charts) is drawn in one
+Frame: the same two axes, the same <title> and <desc> for screen readers, and the same
+visually hidden table of its points for those who read tables."""
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.utils import formats
@@ -15,12 +20,87 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from messages import format_count
+from wording import format_count
 
-# The drawing's own units; the stylesheet scales it to the column's width.
-WIDTH, HEIGHT = 480, 200
-LEFT, RIGHT, TOP, BOTTOM = 44, 12, 12, 40
-PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+@dataclass(frozen=True)
+class Frame:
+    """A chart's drawing area in its own units (the stylesheet scales it to the column's
+    width): the plot inside margins, its axes on the left and at the bottom."""
+
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+
+    @property
+    def plot_w(self) -> int:
+        return self.width - self.left - self.right
+
+    @property
+    def plot_h(self) -> int:
+        return self.height - self.top - self.bottom
+
+    def svg(
+        self,
+        *,
+        css_class: str,
+        title: str,
+        description: str,
+        under: str,
+        over: str,
+        axis_name: str,
+    ) -> SafeString:
+        """The chart: `under` the axes (bars, gridlines), `over` them (lines, points,
+        labels), named by `title` and described by `description` for screen readers,
+        and `axis_name` under the bottom axis. `under` and `over` are safe markup."""
+        chart = chart_id(title)
+        return format_html(
+            '<svg class="{css}" viewBox="0 0 {w} {h}" role="img" '
+            'aria-labelledby="{id}-title {id}-desc" xmlns="http://www.w3.org/2000/svg">'
+            '<title id="{id}-title">{title}</title><desc id="{id}-desc">{desc}</desc>'
+            "{under}"
+            '<line class="chart-axis" x1="{left}" y1="{base}" x2="{right}" y2="{base}"/>'
+            '<line class="chart-axis" x1="{left}" y1="{top}" x2="{left}" y2="{base}"/>'
+            "{over}"
+            '<text class="chart-label chart-axis-name" x="{middle}" y="{name_y}" text-anchor="middle">{axis}</text>'
+            "</svg>",
+            css=css_class,
+            w=self.width,
+            h=self.height,
+            id=chart,
+            title=title,
+            desc=description,
+            under=mark_safe(under),
+            left=self.left,
+            right=self.left + self.plot_w,
+            top=self.top,
+            base=self.top + self.plot_h,
+            over=mark_safe(over),
+            middle=self.left + self.plot_w / 2,
+            name_y=self.height - 4,
+            axis=axis_name,
+        )
+
+
+def data_table(title: str, headings: tuple[str, str], rows: Iterable[tuple]) -> SafeString:
+    """A chart's points as a table only screen readers see, captioned as the chart is."""
+    return format_html(
+        '<table class="visually-hidden"><caption>{}</caption><thead><tr>'
+        '<th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{}</tbody></table>',
+        title,
+        headings[0],
+        headings[1],
+        format_html_join("", "<tr><td>{}</td><td>{}</td></tr>", rows),
+    )
+
+
+HISTOGRAM = Frame(width=480, height=200, left=44, right=12, top=12, bottom=40)
+WIDTH, HEIGHT = HISTOGRAM.width, HISTOGRAM.height
+LEFT, TOP, BOTTOM = HISTOGRAM.left, HISTOGRAM.top, HISTOGRAM.bottom
+PLOT_W, PLOT_H = HISTOGRAM.plot_w, HISTOGRAM.plot_h
 # Bin edges labelled under the axis: at most this many, evenly spread (the hidden table
 # names every bin).
 EDGE_LABELS = 5
@@ -70,7 +150,8 @@ def _edge_places(bins: list[Mapping]) -> int:
     return max(0, min(6, 1 - math.floor(math.log10(width))))
 
 
-def _chart_id(title: str) -> str:
+def chart_id(title: str) -> str:
+    """The id a chart's <title> and <desc> are named by: the same for the same title."""
     return "chart-" + hashlib.blake2b(title.encode("utf-8"), digest_size=4).hexdigest()
 
 
@@ -82,7 +163,6 @@ def histogram_svg(stats: Mapping, *, title: str) -> SafeString:
     bins = list(stats.get("bins") or [])
     if not stats.get("n") or not bins:
         return format_html('<p class="empty">{}</p>', _("No scores to draw."))
-    chart_id = _chart_id(title)
     places = _edge_places(bins)
     top = max(b["count"] for b in bins) or 1
     bar_w = PLOT_W / len(bins)
@@ -132,42 +212,23 @@ def histogram_svg(stats: Mapping, *, title: str) -> SafeString:
         "mean": number(stats.get("mean")),
         "median": number(stats.get("median")),
     }
-    svg = format_html(
-        '<svg class="histogram-chart" viewBox="0 0 {w} {h}" role="img" '
-        'aria-labelledby="{id}-title {id}-desc" xmlns="http://www.w3.org/2000/svg">'
-        '<title id="{id}-title">{title}</title><desc id="{id}-desc">{desc}</desc>'
-        "{bars}"
-        '<line class="chart-axis" x1="{left}" y1="{base}" x2="{right}" y2="{base}"/>'
-        '<line class="chart-axis" x1="{left}" y1="{top}" x2="{left}" y2="{base}"/>'
+    over = format_html(
         '<text class="chart-label" x="{tick}" y="{top_label}" text-anchor="end">{most}</text>'
         '<text class="chart-label" x="{tick}" y="{base}" text-anchor="end">0</text>'
-        "{labels}"
-        '<text class="chart-label chart-axis-name" x="{middle}" y="{name_y}" text-anchor="middle">{axis}</text>'
-        "</svg>",
-        w=WIDTH,
-        h=HEIGHT,
-        id=chart_id,
-        title=title,
-        desc=description,
-        bars=mark_safe("".join(bars)),
-        left=LEFT,
-        right=LEFT + PLOT_W,
-        top=TOP,
-        base=TOP + PLOT_H,
+        "{labels}",
         tick=LEFT - 6,
         top_label=TOP + 8,
         most=format_count(top),
+        base=TOP + PLOT_H,
         labels=labels,
-        middle=LEFT + PLOT_W / 2,
-        name_y=HEIGHT - 4,
-        axis=_("Score"),
     )
-    table = format_html(
-        '<table class="visually-hidden"><caption>{}</caption><thead><tr>'
-        '<th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{}</tbody></table>',
-        title,
-        _("Scores"),
-        _("Cases"),
-        format_html_join("", "<tr><td>{}</td><td>{}</td></tr>", rows),
+    svg = HISTOGRAM.svg(
+        css_class="histogram-chart",
+        title=title,
+        description=description,
+        under="".join(bars),
+        over=over,
+        axis_name=_("Score"),
     )
+    table = data_table(title, (_("Scores"), _("Cases")), rows)
     return format_html('<figure class="histogram">{}{}</figure>', svg, table)

@@ -16,6 +16,8 @@ import json
 import logging
 import socket
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -23,7 +25,6 @@ from django.db.models import DateTimeField, F, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from checks import gateways, heartbeats, notify, sandbox_pool
 from contract.cancel import Cancel
 from contract.cases import Case
 from contract.evaluation import Scored, differs, digest, evaluate, feedback_kind
@@ -34,6 +35,7 @@ from dataset_files.table import Table
 from evaluations import stored_rows, turns
 from evaluations.models import Evaluation, EvaluationCase
 from evaluations.selection import select_rows_of
+from jobs import gateways, heartbeats, notify, sandbox_pool
 from providers.budget import Limits
 
 logger = logging.getLogger(__name__)
@@ -341,12 +343,66 @@ def _budgets(metric_gateway, task_gateway) -> dict:
 
 def execute_evaluation(sent_by: int) -> None:
     """Run one turn of the evaluation next in line (evaluation_claim), to its end (and
-    summarize it) or until another evaluation's turn (evaluations.turns). `sent_by`: the
-    evaluation whose message this is, which is not always the one whose turn it is."""
+    summarize it) or until another evaluation's turn (evaluations.turns): claim it, load
+    what it scores, run the turn, and finish it. `sent_by`: the evaluation whose message
+    this is, which is not always the one whose turn it is."""
     evaluation_id = evaluation_claim()
     if evaluation_id is None:
         logger.info("no evaluation waits; the message of evaluation %s does nothing", sent_by)
         return
+    try:
+        loaded = _load(evaluation_id)
+    except DatasetError as exc:
+        _finish(
+            evaluation_id,
+            status=Evaluation.Status.FAILED,
+            failure="dataset_problem",
+            failure_params=dataset_problem(exc),
+        )
+        return
+    ended, writer, unfit = _run_turn(loaded)
+    _finish_turn(loaded, ended, writer, unfit)
+
+
+@dataclass
+class Loaded:
+    """What a claimed evaluation's turn scores: the rows it picks, read from the dataset's
+    stored text one at a time, and how a row becomes a case."""
+
+    evaluation: Evaluation
+    text: str  # the rows as JSON text (evaluations.stored_rows)
+    rows: list[int]
+    inputs: list[str]
+    outputs: list[str]
+    types: dict
+    row_numbers: list[int]
+    # Earlier turns wrote cases 0..start-1: this one starts at the next.
+    start: int
+
+    def cases(self, writer: Writer, cancel: Cancel, unfit: list[DatasetError]) -> Iterator[Case]:
+        """The turn's cases, until its time is over; a row that no longer fits its
+        column's type stops the evaluation (into `unfit`)."""
+        recorded = self.evaluation.recorded_column or None
+        picked = stored_rows.pick(stored_rows.iter_rows(self.text), self.rows[self.start :])
+        for index, row in picked:
+            if writer.turn.over:
+                return  # no new case; the ones in flight end and are written
+            file_row = self.row_numbers[index] if self.row_numbers else index + 1
+            try:
+                case = case_of_row(
+                    row, self.inputs, self.outputs, recorded, types=self.types, file_row=file_row
+                )
+            except DatasetError as exc:
+                # Checked when it started, so only a row changed since gets here: the
+                # evaluation stops there, saying which value does not fit.
+                unfit.append(exc)
+                cancel.set()
+                return
+            yield Case(**case)
+
+
+def _load(evaluation_id: int) -> Loaded:
+    """The claimed evaluation's rows and roles; DatasetError when they cannot be read."""
     evaluation = (
         Evaluation.objects.select_related("dataset")
         .defer("dataset__raw", "dataset__rows", "dataset__preview")
@@ -368,50 +424,37 @@ def execute_evaluation(sent_by: int) -> None:
             row_numbers=dataset.row_numbers,
         )
 
-    try:
-        rows = sorted(select_rows_of(dataset.row_count, evaluation.selection, split_column_table))
-        inputs, outputs = role_columns(
-            Table(columns=columns, rows=[], format=dataset.format, encoding=dataset.encoding),
-            evaluation.roles,
-        )
-    except DatasetError as exc:
-        _finish(
-            evaluation_id,
-            status=Evaluation.Status.FAILED,
-            failure="dataset_problem",
-            failure_params=dataset_problem(exc),
-        )
-        return
+    rows = sorted(select_rows_of(dataset.row_count, evaluation.selection, split_column_table))
+    inputs, outputs = role_columns(
+        Table(columns=columns, rows=[], format=dataset.format, encoding=dataset.encoding),
+        evaluation.roles,
+    )
     if len(rows) != evaluation.total:
         Evaluation.objects.filter(pk=evaluation_id).update(total=len(rows))
-    recorded = evaluation.recorded_column or None
-    # The declared types over the ones read at upload: a column neither names stays as
-    # read (an evaluation from before column types declared none).
-    types = {**(dataset.inferred_types or {}), **(evaluation.column_types or {})}
-    row_numbers = list(dataset.row_numbers)
-    unfit: list[DatasetError] = []
-    # Earlier turns wrote cases 0..done-1: this one starts at the next.
-    position = evaluation.done
+    return Loaded(
+        evaluation=evaluation,
+        text=text,
+        rows=rows,
+        inputs=inputs,
+        outputs=outputs,
+        # The declared types over the ones read at upload: a column neither names stays
+        # as read (an evaluation from before column types declared none).
+        types={**(dataset.inferred_types or {}), **(evaluation.column_types or {})},
+        row_numbers=list(dataset.row_numbers),
+        start=evaluation.done,
+    )
 
-    def cases():
-        for index, row in stored_rows.pick(stored_rows.iter_rows(text), rows[position:]):
-            if writer.turn.over:
-                return  # no new case; the ones in flight end and are written
-            file_row = row_numbers[index] if row_numbers else index + 1
-            try:
-                case = case_of_row(row, inputs, outputs, recorded, types=types, file_row=file_row)
-            except DatasetError as exc:
-                # Checked when it started, so only a row changed since gets here: the
-                # evaluation stops there, saying which value does not fit.
-                unfit.append(exc)
-                cancel.set()
-                return
-            yield Case(**case)
 
+def _run_turn(loaded: Loaded):
+    """Score the turn's cases in the warm sandboxes with the evaluation's models; (how
+    the engine ended, the writer, the rows that no longer fit). An error ends the
+    evaluation as failed, with what was scored written, and is raised again."""
+    evaluation = loaded.evaluation
     cancel = Cancel()
     if evaluation.cancel_requested:
         cancel.set()
-    writer = Writer(evaluation, rows, row_numbers, cancel)
+    writer = Writer(evaluation, loaded.rows, loaded.row_numbers, cancel)
+    unfit: list[DatasetError] = []
     limits = Limits(**evaluation.limits)
     spent = writer.progress.get("budget") or {}
     # The metric model, else the reflection model (the docs' rule, as for a check).
@@ -428,10 +471,10 @@ def execute_evaluation(sent_by: int) -> None:
     writer.forget = [g.cases for g in (metric_gateway, task_gateway) if g is not None]
     artifact = evaluation.artifact_value
     try:
-        with heartbeats.beating(evaluation_id, on_cancel=cancel.set, model=Evaluation):
+        with heartbeats.beating(Evaluation, evaluation.pk, on_cancel=cancel.set):
             ended = evaluate(
                 evaluation.source,
-                cases(),
+                loaded.cases(writer, cancel, unfit),
                 on_scored=writer.add,
                 sandboxes=sandbox_pool.sandboxes((evaluation.artifact or {}).get("kind")),
                 timeout_s=evaluation.timeout_s,
@@ -441,7 +484,7 @@ def execute_evaluation(sent_by: int) -> None:
                 second_source=evaluation.second_source if evaluation.second else None,
                 window=settings.EVALUATION_WINDOW,
                 cancel=cancel,
-                start=position,
+                start=loaded.start,
             )
             writer.progress["budget"] = _budgets(metric_gateway, task_gateway)
             writer.flush()
@@ -449,16 +492,22 @@ def execute_evaluation(sent_by: int) -> None:
         failure = (
             "time_limit" if type(exc).__name__ == "SoftTimeLimitExceeded" else "internal_error"
         )
-        logger.exception("evaluation %s stopped: %s", evaluation_id, failure)
+        logger.exception("evaluation %s stopped: %s", evaluation.pk, failure)
         try:
             writer.flush()
         finally:
-            _finish(evaluation_id, status=Evaluation.Status.FAILED, failure=failure)
+            _finish(evaluation.pk, status=Evaluation.Status.FAILED, failure=failure)
         raise
     finally:
         for gateway in (metric_gateway, task_gateway):
             if gateway is not None:
                 gateway.close()
+    return ended, writer, unfit
+
+
+def _finish_turn(loaded: Loaded, ended, writer: Writer, unfit: list[DatasetError]) -> None:
+    """The evaluation done, failed, or handed to the next in line with cases left."""
+    evaluation_id = loaded.evaluation.pk
     if unfit:
         _finish(
             evaluation_id,
@@ -468,7 +517,7 @@ def execute_evaluation(sent_by: int) -> None:
         )
     elif writer.out_of_time:
         _finish(evaluation_id, status=Evaluation.Status.FAILED, failure="time_limit")
-    elif ended.stopped is None and writer.turn.over and writer.done < len(rows):
+    elif ended.stopped is None and writer.turn.over and writer.done < len(loaded.rows):
         if turns.evaluation_hand_over(evaluation_id):
             _changed(evaluation_id)
         else:

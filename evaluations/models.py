@@ -14,8 +14,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from checks.models import WorkerRow
 from contract.artifacts import Artifact
+from jobs.models import WorkerRow
 
 
 class Evaluation(WorkerRow):

@@ -16,8 +16,8 @@ from django.utils.translation import ngettext
 from evaluations.charts import fixed, histogram_svg, number
 from evaluations.models import Evaluation, EvaluationCase
 from evaluations.selectors import QueuePlace
-from messages import UNKNOWN, fill, format_count, words
-from messages.contract import CASE_STATUSES, RUN_STATUSES, STAGE_NAMES
+from wording import UNKNOWN, fill, format_count, words
+from wording.contract import CASE_STATUSES, RUN_STATUSES, STAGE_NAMES
 
 STATUS_ORDER = ("valid", "invalid", "error", "timeout", "skipped")
 # How much of a feedback a list shows; the case page shows all of it.

@@ -15,9 +15,9 @@ from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from checks import notify
-from checks.maintenance import as_the_sweep_will_leave_it, stale_before
 from evaluations.models import Evaluation, EvaluationCase
+from jobs import notify
+from jobs.sweeps import as_the_sweep_will_leave_it, stale_before
 
 PAGE_SIZE = 50
 # The table's sorts, by their query value: every one is an index of EvaluationCase, and
@@ -95,7 +95,7 @@ def wait_for_change(evaluation: Evaluation, since: str, seconds: float) -> Evalu
     """The evaluation, as the page shows it (a lost one as the next sweep will leave it),
     as soon as it differs from what the page showed (`since`, its live_token then) or is
     final, or as it is after `seconds`. The worker announces each write of the row
-    (checks.notify, kind "evaluation"), so the answer leaves the moment it changes."""
+    (jobs.notify, kind "evaluation"), so the answer leaves the moment it changes."""
     deadline = time.monotonic() + seconds
     with notify.Waiter(evaluation.pk, notify.EVALUATION) as waiter:
         while True:

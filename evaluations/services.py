@@ -5,23 +5,18 @@ from __future__ import annotations
 
 import math
 
-from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import models, transaction
 from django.utils import timezone
 
-from checks import limits, notify
 from contract.artifacts import Artifact
 from evaluations.models import Evaluation
 from evaluations.summary import summarize
+from jobs import limits, notify, queue
 
 RUN_EVALUATION_TASK = "evaluations.run"
-EVALUATION = "evaluation"  # the kind of the users' rate buckets (checks.limits)
-
-
-def enqueue(task: str, pk: int) -> None:
-    current_app.send_task(task, args=(pk,))
+EVALUATION = "evaluation"  # the kind of the users' rate buckets (jobs.limits)
 
 
 class EvaluationRefused(Exception):
@@ -135,7 +130,7 @@ def evaluation_create(
         enqueued_at=now,
         waiting_since=now,
     )
-    transaction.on_commit(lambda: enqueue(RUN_EVALUATION_TASK, evaluation.pk), robust=True)
+    transaction.on_commit(lambda: queue.enqueue(RUN_EVALUATION_TASK, evaluation.pk), robust=True)
     return evaluation
 
 

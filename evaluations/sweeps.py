@@ -1,4 +1,4 @@
-"""The sweeps for evaluations, run by every worker with the checks' (checks.maintenance):
+"""The sweeps for evaluations, run by every worker with the checks' (jobs.sweeps):
 end an evaluation whose worker stopped beating, send again one whose message was lost."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ import logging
 
 from django.utils import timezone
 
-from checks import notify
-
-# A lost evaluation is shown as the next sweep will leave it, as a lost check is.
-from checks.maintenance import as_the_sweep_will_leave_it, is_lost, requeue_lost, stale_before
 from evaluations.models import Evaluation
 from evaluations.services import RUN_EVALUATION_TASK
 from evaluations.summary import summarize
+from jobs import notify
+
+# A lost evaluation is shown as the next sweep will leave it, as a lost check is.
+from jobs.sweeps import as_the_sweep_will_leave_it, is_lost, requeue_lost, stale_before
 
 __all__ = ["as_the_sweep_will_leave_it", "is_lost", "reap_stale", "sweep_once"]
 

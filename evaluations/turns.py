@@ -27,7 +27,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from evaluations.models import Evaluation
-from evaluations.services import RUN_EVALUATION_TASK, enqueue
+from evaluations.services import RUN_EVALUATION_TASK
+from jobs import queue
 
 
 def others_waiting(evaluation_id: int) -> bool:
@@ -75,5 +76,5 @@ def evaluation_hand_over(evaluation_id: int) -> bool:
         pk=evaluation_id, status=Evaluation.Status.RUNNING, cancel_requested=False
     ).update(status=Evaluation.Status.QUEUED, waiting_since=now, enqueued_at=now, heartbeat_at=now)
     if handed:
-        enqueue(RUN_EVALUATION_TASK, evaluation_id)
+        queue.enqueue(RUN_EVALUATION_TASK, evaluation_id)
     return bool(handed)

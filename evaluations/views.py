@@ -23,9 +23,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
-from checks import longpoll
 from evaluations import downloads, presenters, selectors, services, sweeps
 from evaluations.models import Evaluation
+from jobs import longpoll
 from metrics import services as metric_services
 
 # How long a live panel's request may wait for its evaluation to change before it is
@@ -236,7 +236,7 @@ def case_to_playground(request: HttpRequest, pk: int, index: int) -> HttpRespons
         request,
         _("Case %(case)s is now sample case %(slot)s.") % {"case": case.number, "slot": slot},
     )
-    return redirect(f"{reverse('metric_detail', args=[metric.pk])}#cases-panel")
+    return redirect(f"{reverse('metrics:detail', args=[metric.pk])}#cases-panel")
 
 
 @login_required

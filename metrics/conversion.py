@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from contract.convert import ConvertError, convert
-from messages.convert import convert_error_words, note_words
-from metrics import code_views
+from metrics import code_display
+from wording.convert import convert_error_words, note_words
 
 FRAMEWORK_NAMES = {"dspy": "DSPy", "gepa": "gepa"}
 
@@ -41,6 +41,6 @@ def review(source: str) -> Review:
         converted=conversion.source,
         framework=FRAMEWORK_NAMES.get(conversion.framework or "", ""),
         changed=conversion.changed,
-        rows=code_views.unified(source, conversion.source) if conversion.changed else [],
+        rows=code_display.unified(source, conversion.source) if conversion.changed else [],
         notes=[(note.line, note_words(note.code, note.params)) for note in conversion.notes],
     )

@@ -14,10 +14,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from checks import services as check_services
-from messages import words
 from metrics import selectors, services
 from metrics.conversion import review
 from metrics.forms import MetricImportForm
+from wording import words
 
 
 @login_required
@@ -34,7 +34,7 @@ def metric_convert(request: HttpRequest, pk: int) -> HttpResponse:
         else metric.latest_version
     )
     if version is None:
-        return redirect("metric_detail", pk=metric.pk)
+        return redirect("metrics:detail", pk=metric.pk)
     found = review(version.source)
     if request.method == "GET" or found.converted is None or not found.changed:
         return render(
@@ -50,8 +50,8 @@ def metric_convert(request: HttpRequest, pk: int) -> HttpResponse:
         check = services.check_start_for_metric(metric, saved)
     except check_services.CheckRefused as refused:
         messages.error(request, words(refused.code, {"limit": refused.limit}, family="refusal"))
-        return redirect("metric_detail", pk=metric.pk)
-    return redirect(f"{reverse('metric_detail', args=[metric.pk])}?check={check.pk}#check")
+        return redirect("metrics:detail", pk=metric.pk)
+    return redirect(f"{reverse('metrics:detail', args=[metric.pk])}?check={check.pk}#check")
 
 
 def _number(raw: str) -> int:
@@ -90,7 +90,7 @@ def metric_import(request: HttpRequest) -> HttpResponse:
                         "the contract check."
                     ),
                 )
-            return redirect("metric_detail", pk=metric.pk)
+            return redirect("metrics:detail", pk=metric.pk)
     reviewed_digest = digest(form.cleaned_data["source"]) if found is not None else ""
     return render(
         request,

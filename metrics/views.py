@@ -20,9 +20,9 @@ from checks import diagnostics, presenters
 from checks import selectors as check_selectors
 from checks import services as check_services
 from contract.static import calls_llm
-from messages import reference_rows, words
-from metrics import code_views, selectors, services
+from metrics import code_display, selectors, services
 from metrics.forms import EditorForm, MetricCreateForm, case_forms
+from wording import reference_rows, words
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -55,7 +55,7 @@ def metric_create(request: HttpRequest) -> HttpResponse:
             starter=form.cleaned_data["starter"],
             source=form.cleaned_data.get("example_source"),
         )
-        return redirect("metric_detail", pk=metric.pk)
+        return redirect("metrics:detail", pk=metric.pk)
     return render(request, "metrics/metric_new.html", {"form": form, "example": initial})
 
 
@@ -141,7 +141,7 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
                 {"metric": metric, "latest": version},
             )
             return trigger_client_event(response, "skynet:saved", {"version": version.number})
-        return redirect("metric_detail", pk=metric.pk)
+        return redirect("metrics:detail", pk=metric.pk)
     chosen = editor.cleaned_data["reflection_model"] or editor.cleaned_data["metric_model"]
     if not chosen and calls_llm(version.source):
         return _pick_a_model_first(request, metric)
@@ -152,7 +152,7 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
         if request.htmx:
             response = render(request, "_messages.html", {}, status=429)
             return reswap(retarget(response, "#messages"), "outerHTML")
-        return redirect("metric_detail", pk=metric.pk)
+        return redirect("metrics:detail", pk=metric.pk)
     if request.htmx:
         context = {
             "metric": metric,
@@ -163,7 +163,7 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
         }
         response = render(request, "metrics/playground.html#check_panel", context)
         return trigger_client_event(response, "skynet:saved", {"version": version.number})
-    return redirect(f"{reverse('metric_detail', args=[metric.pk])}?check={check.pk}#check")
+    return redirect(f"{reverse('metrics:detail', args=[metric.pk])}?check={check.pk}#check")
 
 
 def _pick_a_model_first(request: HttpRequest, metric) -> HttpResponse:
@@ -184,7 +184,7 @@ def _pick_a_model_first(request: HttpRequest, metric) -> HttpResponse:
     if request.htmx:
         response = render(request, "_messages.html", {}, status=400)
         return reswap(retarget(response, "#messages"), "outerHTML")
-    return redirect(f"{reverse('metric_detail', args=[metric.pk])}#models")
+    return redirect(f"{reverse('metrics:detail', args=[metric.pk])}#models")
 
 
 @login_required
@@ -205,7 +205,7 @@ def version_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     context = {
         "metric": version.metric,
         "version": version,
-        "lines": code_views.highlighted_lines(version.source),
+        "lines": code_display.highlighted_lines(version.source),
         "verdict": check_selectors.checks_for_version(version).first(),
     }
     return render(request, "metrics/version.html", context)
@@ -228,7 +228,7 @@ def version_diff(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "metrics/diff.html",
-        {"metric": metric, "a": a, "b": b, "rows": code_views.side_by_side(a.source, b.source)},
+        {"metric": metric, "a": a, "b": b, "rows": code_display.side_by_side(a.source, b.source)},
     )
 
 
@@ -242,7 +242,7 @@ def version_restore(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         _("Version %(old)s restored as version %(new)s.")
         % {"old": version.number, "new": restored.number},
     )
-    return redirect("metric_detail", pk=version.metric.pk)
+    return redirect("metrics:detail", pk=version.metric.pk)
 
 
 @login_required

@@ -5,6 +5,8 @@ from django.urls import path
 
 from skynet_web import account_views
 
+app_name = "accounts"
+
 urlpatterns = [
     path("signup/", account_views.signup, name="signup"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),

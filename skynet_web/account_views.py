@@ -15,7 +15,7 @@ from skynet_web.signup_limits import Refusal, signup_refusal
 @require_http_methods(["GET", "HEAD", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
-        return redirect("home")
+        return redirect("metrics:home")
     if request.method == "POST":
         # Counted before the form is read, so a flood of posts cannot outrun the count.
         refusal = signup_refusal(request)
@@ -26,7 +26,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome! Your account is ready."))
-        return redirect("home")
+        return redirect("metrics:home")
     return render(request, "registration/signup.html", {"form": form})
 
 

@@ -1,6 +1,6 @@
 """The Celery app. Start a worker with `celery -A skynet_web worker`.
 
-Only a worker wires up the worker's signals (checks.worker: the sandbox self-test,
+Only a worker wires up the worker's signals (jobs.worker: the sandbox self-test,
 the warm pools, the sweeper, the database connections around tasks): a web process that
 imports the app, or the tasks to look them up, gets none of them.
 """
@@ -21,6 +21,6 @@ app.autodiscover_tasks()
 
 @worker_init.connect
 def _wire_the_worker(**kwargs) -> None:
-    from checks import worker
+    from jobs import worker
 
     worker.start()

@@ -66,7 +66,7 @@ def same_page_in(path: str, language: str) -> str:
     if prefix is None:
         # "/", or a path outside the language patterns: the language's home page holds.
         with translation.override(language):
-            return reverse("home") if path in ("", "/") else path
+            return reverse("metrics:home") if path in ("", "/") else path
     own = prefix.group(0).strip("/")
     with translation.override(own):
         translated = translate_url(path, language)
@@ -86,7 +86,7 @@ def switch_language(request: HttpRequest) -> HttpResponse:
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         with translation.override(language):
-            target = reverse("home")
+            target = reverse("metrics:home")
     if request.user.is_authenticated:
         profiles.profile_set_language(request.user, language)
     response = HttpResponseRedirect(same_page_in(target, language))

@@ -82,7 +82,7 @@ try:
     # to callers presenting this token; unset, only staff users see them.
     HEALTH_TOKEN = env_token("SKYNET_HEALTH_TOKEN")
     # Live panels' requests that wait on the server for their row to change
-    # (checks.longpoll): at most this many at once in one web process, so keep it below
+    # (jobs.longpoll): at most this many at once in one web process, so keep it below
     # its threads (gunicorn --threads) and the rest serve pages; one user at most
     # LONG_POLLS_PER_USER of them. A request over either is answered at once instead.
     LONG_POLLS_PER_PROCESS = env_int("SKYNET_LONG_POLLS_PER_PROCESS", 8, minimum=1)
@@ -110,13 +110,15 @@ INSTALLED_APPS = [
     "template_partials",
     # django-ninja: the JSON API (api/), and the static files of its browsable docs.
     "ninja",
-    # History only: the migrations that created the tables metrics, checks and skynet_web own.
-    "metrics_app",
+    # History only: the migrations (label metrics_app) that made the first tables.
+    "metrics.history",
+    # The jobs' shared machinery: workers, sweeps, heartbeats, allowances, model gateways.
+    "jobs",
     "metrics",
     "checks",
     "submissions",
     "evaluations",
-    "optimizations",
+    "runs",
     "docs_site",
     "api",
     # The project itself: sign-up and log-in, /healthz, the language middleware and `serve`.
@@ -163,7 +165,7 @@ AXES_VERBOSE = False
 # django-ratelimit in Redis so the count holds across every web process. The view counts
 # every sign-up POST and refuses the ones past SIGNUP_RATE_PER_HOUR.
 # REDIS_URL as redis-py takes it (a unix socket URL included): the live panel's news
-# (checks.notify) and the sign-up limit's cache.
+# (jobs.notify) and the sign-up limit's cache.
 REDIS_PY_URL = redis_py_url(REDIS_URL)
 CACHES = {
     # Nothing else is cached yet; the default stays per process and needs no Redis.
@@ -230,9 +232,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "home"
-LOGOUT_REDIRECT_URL = "home"
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "metrics:home"
+LOGOUT_REDIRECT_URL = "metrics:home"
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("es", _("Spanish")), ("hi", _("Hindi"))]
@@ -324,7 +326,7 @@ CELERY_WORKER_SEND_TASK_EVENTS = False
 # Celery closes every database connection around every task unless told to reuse them:
 # a new connection per check (a new PostgreSQL backend, each time). The worker closes
 # one that failed or outlived CONN_MAX_AGE itself, as Django does around a request
-# (checks.worker); Celery then recycles them only every 2 x this many tasks.
+# (jobs.worker); Celery then recycles them only every 2 x this many tasks.
 CELERY_DB_REUSE_MAX = 1000
 
 LOGGING = {

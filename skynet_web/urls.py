@@ -21,9 +21,10 @@ urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
     path("accounts/", include("skynet_web.account_urls")),
     path("accounts/tokens/", include("api.urls")),
-    path("", include("optimizations.urls")),
+    # Before the wizard's: runs and evaluations answer some of its paths (submit/<pk>/...).
+    path("", include("runs.urls")),
+    path("", include("evaluations.urls")),
     path("", include("submissions.urls")),
     path("", include("metrics.urls")),
     path("", include("checks.urls")),
-    path("", include("evaluations.urls")),
 )

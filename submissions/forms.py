@@ -14,11 +14,11 @@ from django.utils.translation import gettext_lazy as _
 import dataset_files
 from checks.forms import ModelPickers, model_field
 from checks.models import Check
-from messages import words
-from messages.wizard import ROLE_NAMES, TYPE_NAMES
 from metrics.models import MetricVersion
 from submissions import datasets, rules
 from submissions.models import ArtifactKind, Dataset, Draft, Engine
+from wording import words
+from wording.wizard import ROLE_NAMES, TYPE_NAMES
 
 CODE = {"rows": 16, "spellcheck": "false", "class": "code"}
 # Shown under each code editor (the playground's says the same).

@@ -1,4 +1,5 @@
-"""The submit wizard's draft, the datasets it uploads, and the runs it submits."""
+"""The submit wizard's draft and the datasets it uploads (a submitted draft's run is
+runs.models.Run, which points back at both)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from checks.models import Check, WorkerRow
+from checks.models import Check
 from metrics.models import MetricVersion
 
 STEPS = ("artifact", "dataset", "metric", "models", "check", "review")
@@ -139,62 +140,3 @@ class Draft(models.Model):
     @property
     def submitted(self) -> bool:
         return hasattr(self, "run") and self.run is not None
-
-
-class Run(WorkerRow):
-    """A submitted optimization run: everything it uses, pinned when it was submitted,
-    and where its optimization stands. The runs worker (optimizations.execution) claims
-    it, writes its progress here as it goes and keeps gepa's checkpoint here too, so that
-    another worker, on any machine, can resume it."""
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", _("Queued")
-        RUNNING = "running", _("Running")
-        # Stopped by a fault that may pass (a provider that kept failing, no sandbox):
-        # everything so far is kept, and Resume goes on from the checkpoint.
-        PAUSED = "paused", _("Paused")
-        FINISHED = "finished", _("Finished")
-        CANCELLED = "cancelled", _("Cancelled")
-        FAILED = "failed", _("Failed")
-
-    FINAL = (Status.FINISHED, Status.CANCELLED, Status.FAILED)
-
-    owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs"
-    )
-    draft = models.OneToOneField(
-        Draft, on_delete=models.SET_NULL, null=True, blank=True, related_name="run"
-    )
-    name = models.CharField(max_length=120)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    # The run configuration as the bundle's run.json holds it.
-    config = models.JSONField()
-    metric_source = models.TextField()
-    metric_version = models.ForeignKey(
-        MetricVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="runs")
-    contract_check = models.ForeignKey(Check, on_delete=models.PROTECT, related_name="+")
-    # Why it paused or failed, with the failure's details; why a finished run stopped
-    # ("metric_calls", "usd_budget", "stop_file").
-    failure_params = models.JSONField(default=dict, blank=True)
-    stop_reason = models.CharField(max_length=20, blank=True, default="")
-    # Claims so far: each worker that takes the run counts one, and writes only while
-    # the row still holds its count, so two workers never run it at once.
-    attempt = models.PositiveIntegerField(default=0)
-    # Where it stands (optimizer.progress's snapshot) and, once final, its result.
-    progress = models.JSONField(default=dict, blank=True)
-    result = models.JSONField(null=True, blank=True)
-    # gepa's gepa_state.bin as of its last save, for a worker that resumes the run.
-    checkpoint = models.BinaryField(null=True, blank=True, editable=False)
-    checkpoint_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-
-    def __str__(self) -> str:
-        return self.name
-
-    @property
-    def is_live(self) -> bool:
-        return self.status in (self.Status.QUEUED, self.Status.RUNNING)

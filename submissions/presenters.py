@@ -8,8 +8,10 @@ from django.utils.translation import gettext_lazy, ngettext
 
 import dataset_files
 from checks import presenters as check_presenters
-from messages import format_count, reference_rows, words
-from messages.wizard import (
+from submissions import datasets, rules, services
+from submissions.models import FORM_STEPS, STEPS, Draft
+from wording import format_count, reference_rows, words
+from wording.wizard import (
     AUTO_REASONS,
     ENGINE_NAMES,
     ROLE_NAMES,
@@ -17,8 +19,6 @@ from messages.wizard import (
     STEP_TITLES,
     TYPE_NAMES,
 )
-from submissions import datasets, rules, services
-from submissions.models import FORM_STEPS, STEPS, Draft
 
 
 def reachable(found: dict) -> set[str]:

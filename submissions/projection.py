@@ -1,6 +1,9 @@
 """A draft's run projected from its latest finished evaluation (providers.projection
 does the arithmetic): what the review step shows and the run's bundle keeps.
 
+The wizard is below the evaluations app: it reads a draft's evaluations through the
+draft's reverse relation (draft.evaluations), never by an import.
+
 The projection is data, made once from the draft and the evaluation as they are and
 stored in the run's configuration when it is submitted; the review step words the same
 dict in the reader's language (submissions.presenters)."""
@@ -9,10 +12,9 @@ from __future__ import annotations
 
 import json
 
-from django.db.models import F
+from django.db.models import F, Model
 
-from checks import model_choices
-from evaluations.models import Evaluation
+from jobs import model_choices
 from providers.projection import Measured, project
 from submissions.models import Draft
 from submissions.rules import draft_artifact, metric_source, resolved_engine
@@ -25,16 +27,21 @@ VERSION = 1
 CASE_SAMPLE = 200
 
 
-def latest_evaluation(draft: Draft) -> Evaluation | None:
+# evaluations.Evaluation.Status.DONE: the evaluations below are evaluations.Evaluation
+# rows, typed here as the Model they are.
+DONE = "done"
+
+
+def latest_evaluation(draft: Draft) -> Model | None:
     """The draft's most recently finished evaluation that has its summary."""
     return (
-        draft.evaluations.filter(status=Evaluation.Status.DONE, summary__isnull=False)
+        draft.evaluations.filter(status=DONE, summary__isnull=False)
         .order_by(F("finished_at").desc(nulls_last=True), "-pk")
         .first()
     )
 
 
-def case_sizes(evaluation: Evaluation) -> tuple[float | None, int | None]:
+def case_sizes(evaluation: Model) -> tuple[float | None, int | None]:
     """(mean, max) characters of a case's input and output as JSON, over the first
     CASE_SAMPLE cases; (None, None) when none was stored."""
     stored = evaluation.cases.order_by("index").values_list("case", flat=True)[:CASE_SAMPLE]
@@ -49,7 +56,7 @@ def case_sizes(evaluation: Evaluation) -> tuple[float | None, int | None]:
     return sum(sizes) / len(sizes), max(sizes)
 
 
-def measured_by(evaluation: Evaluation) -> Measured:
+def measured_by(evaluation: Model) -> Measured:
     mean, longest = case_sizes(evaluation)
     return Measured.from_summary(
         evaluation.summary,
@@ -60,7 +67,7 @@ def measured_by(evaluation: Evaluation) -> Measured:
     )
 
 
-def _changed_since(evaluation: Evaluation, draft: Draft) -> bool:
+def _changed_since(evaluation: Model, draft: Draft) -> bool:
     """Whether the draft's artifact, metric or dataset is no longer what was evaluated:
     the numbers still come from it, and the review step says so."""
     return (

@@ -43,7 +43,7 @@ ENGINE_KINDS = {
 
 @dataclass(frozen=True)
 class Problem:
-    """Why a step is not complete: a code and its parameters (messages.wizard words it)."""
+    """Why a step is not complete: a code and its parameters (wording.wizard words it)."""
 
     step: str
     code: str

@@ -1,4 +1,4 @@
-"""Reads. Every view that touches a draft or a run gets it through one of these."""
+"""Reads. Every view that touches a draft gets it through one of these."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
-from submissions.models import Draft, Run
+from submissions.models import Draft
 
 
 def get_draft_for_user(user: AbstractBaseUser, pk: int) -> Draft:
@@ -22,22 +22,3 @@ def get_draft_for_user(user: AbstractBaseUser, pk: int) -> Draft:
 
 def open_drafts_for_user(user: AbstractBaseUser) -> QuerySet[Draft]:
     return Draft.objects.filter(owner=user, run__isnull=True)
-
-
-def get_run_for_user(user: AbstractBaseUser, pk: int) -> Run:
-    return get_object_or_404(
-        Run.objects.select_related("dataset", "contract_check", "metric_version__metric")
-        # The run page polls: it reads neither gepa's checkpoint nor the dataset's rows
-        # (the bundle reads the file when it is asked for).
-        .defer("checkpoint", "dataset__raw", "dataset__rows", "dataset__row_numbers"),
-        pk=pk,
-        owner=user,
-    )
-
-
-def runs_for_user(user: AbstractBaseUser) -> QuerySet[Run]:
-    return (
-        Run.objects.filter(owner=user)
-        .select_related("dataset")
-        .defer("checkpoint", "dataset__raw", "dataset__rows", "dataset__row_numbers")
-    )

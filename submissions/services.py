@@ -1,5 +1,5 @@
-"""Writes of the submit wizard: drafts, uploads, the check, the run. Views call these;
-the rules they follow are in submissions.rules."""
+"""Writes of the submit wizard: drafts, uploads and the check. Views call these; the rules
+they follow are in submissions.rules. Submitting a draft makes a run: runs.services."""
 
 from __future__ import annotations
 
@@ -25,19 +25,14 @@ from submissions.datasets import (
     guess_split_column,
     sample_indices,
 )
-from submissions.models import Dataset, Draft, Run
+from submissions.models import Dataset, Draft
 from submissions.rules import (
     draft_artifact,
     fingerprint,
     metric_source,
-    problems,
     resolved_engine,
     score_timeout_s,
 )
-
-# The runs worker's task (optimizations.tasks), sent by name: the wizard is below the app
-# that runs it.
-RUN_OPTIMIZATION_TASK = "runs.run"
 
 
 class SubmitRefused(Exception):
@@ -236,43 +231,8 @@ def draft_delete(draft: Draft) -> bool:
     """Delete a draft that was never submitted; False (and nothing deleted) for one that
     was. Under the row lock a submit takes, so the two cannot cross."""
     locked = Draft.objects.select_for_update().get(pk=draft.pk)
-    if Run.objects.filter(draft=locked).exists():
+    # The wizard is below the runs app: it asks through the draft's reverse relation.
+    if Draft.objects.filter(pk=locked.pk, run__isnull=False).exists():
         return False
     locked.delete()
     return True
-
-
-@transaction.atomic
-def run_submit(draft: Draft, *, name: str = "") -> Run:
-    """Queue a run of the draft as it is now; SubmitRefused unless its check passed.
-
-    `name` (optional) names the run and the draft; blank keeps the draft's name."""
-    locked = (
-        Draft.objects.select_for_update(of=("self",))
-        .select_related("contract_check", "dataset")
-        .get(pk=draft.pk)
-    )
-    if Run.objects.filter(draft=locked).exists():
-        raise SubmitRefused("already_submitted")
-    if problems(locked):
-        raise SubmitRefused("check_required")
-    assert locked.dataset is not None and locked.contract_check is not None
-    name = " ".join(name.split())[:120]
-    if name and name != locked.name:
-        locked.name = name
-        locked.save(update_fields=["name", "updated_at"])
-    run = Run.objects.create(
-        owner=locked.owner,
-        draft=locked,
-        name=locked.name,
-        config=run_config(locked),
-        metric_source=metric_source(locked) or "",
-        metric_version=locked.saved_version,
-        dataset=locked.dataset,
-        contract_check=locked.contract_check,
-        enqueued_at=timezone.now(),
-    )
-    # Sent once the row is committed, so the worker finds it; the sweeps send it again
-    # if this message is lost.
-    transaction.on_commit(lambda: check_services.enqueue(RUN_OPTIMIZATION_TASK, run.pk))
-    return run

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+
 from django.core.exceptions import RequestDataTooBig
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
 import dataset_files
-from messages import words
+from wording import words
 
 # Past this request size the rest of a refused body is left unread (the connection is
 # closed) rather than read and dropped.
@@ -66,3 +69,21 @@ def read_upload(request, limit: SizeLimitHandler):
         params = {"size": limit.refused_size, "limit": dataset_files.MAX_BYTES}
         return None, words("too_large", params, family="dataset")
     return upload, None
+
+
+def size_limited(view):
+    """An upload view with the size limit put in before anything reads the body, the CSRF
+    check included ("Modifying upload handlers on the fly" in Django's documentation), so
+    a file over it is stopped there and never stored whole. The view is CSRF-protected
+    once the limit is in, and gets it as `limit` (for read_upload). The wizard's dataset
+    step and an evaluation's upload are both wrapped so."""
+    protected = csrf_protect(view)
+
+    @csrf_exempt
+    @functools.wraps(view)
+    def with_limit(request, *args, **kwargs):
+        limit = SizeLimitHandler(request, limit=dataset_files.MAX_BYTES)
+        request.upload_handlers.insert(0, limit)
+        return protected(request, *args, limit=limit, **kwargs)
+
+    return with_limit

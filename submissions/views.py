@@ -1,4 +1,5 @@
-"""The submit wizard, the runs list and the run page.
+"""The submit wizard's pages: drafts, their steps, the dataset upload and the check step.
+Submitting a draft and its bundle are the runs app's (runs.views).
 
 Every step is a plain form that works without JavaScript (POST, then redirect); with
 htmx the same POST answers with the next step's wizard partial and pushes its URL.
@@ -6,12 +7,9 @@ htmx the same POST answers with the next step's wizard partial and pushes its UR
 
 from __future__ import annotations
 
-import io
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import (
-    FileResponse,
     Http404,
     HttpRequest,
     HttpResponse,
@@ -21,23 +19,21 @@ from django.http import (
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import HttpResponseClientRedirect, push_url
+from django_htmx.http import push_url
 
-import dataset_files
 from checks import diagnostics
 from checks import services as check_services
 from dataset_files import DatasetError
-from messages import words
-from messages.wizard import STEP_TITLES
-from submissions import bundle, presenters, rules, selectors, services, uploads
+from submissions import presenters, rules, selectors, services, uploads
 from submissions.forms import ArtifactForm, DatasetForm, MetricForm, ModelsForm, UploadForm
 from submissions.models import FORM_STEPS, STEPS, Draft
+from wording import words
+from wording.wizard import STEP_TITLES
 
 
 def _step_url(draft: Draft, step: str) -> str:
-    return reverse("draft_step", args=[draft.pk, step])
+    return reverse("submissions:step", args=[draft.pk, step])
 
 
 def _form_for(draft: Draft, step: str, data=None):
@@ -62,7 +58,7 @@ def _form_for(draft: Draft, step: str, data=None):
         form = MetricForm(bound, owner=draft.owner, initial=initial)
         # Problems marked while typing, as in the playground.
         form.fields["inline_source"].widget.attrs["data-diagnostics-url"] = reverse(
-            "draft_diagnostics", args=[draft.pk]
+            "submissions:diagnostics", args=[draft.pk]
         )
         return form
     if step == "models":
@@ -106,7 +102,8 @@ def _render_step(
     return render(request, "submissions/step.html", context, status=status)
 
 
-def _go(request: HttpRequest, draft: Draft, step: str) -> HttpResponse:
+def go_to_step(request: HttpRequest, draft: Draft, step: str) -> HttpResponse:
+    """The wizard at `step`: its partial for htmx, else a redirect to its page."""
     if request.htmx:
         # Read again as every view does (rows deferred), not refresh_from_db(), which
         # would load the whole dataset through the relation.
@@ -133,7 +130,7 @@ def draft_resume(request: HttpRequest, pk: int) -> HttpResponse:
     """A draft's own link: where the user left off (the first step not yet done)."""
     draft = selectors.get_draft_for_user(request.user, pk)
     if draft.submitted:
-        return redirect("run_detail", pk=draft.run.pk)
+        return redirect("runs:detail", pk=draft.run.pk)
     return redirect(_step_url(draft, rules.first_open_step(draft)))
 
 
@@ -144,7 +141,7 @@ def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
         raise Http404
     if draft.submitted:
         messages.info(request, _("This draft was submitted; here is its run."))
-        return redirect("run_detail", pk=draft.run.pk)
+        return redirect("runs:detail", pk=draft.run.pk)
     state = rules.DraftState(draft)
     found = state.problems
     if step not in presenters.reachable(found):
@@ -153,7 +150,7 @@ def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
             request,
             _("Finish “%(step)s” first.") % {"step": STEP_TITLES[opened]},
         )
-        return _go(request, draft, opened)
+        return go_to_step(request, draft, opened)
     if request.method != "POST":
         return _render_step(request, draft, step, form=_form_for(draft, step), state=state)
     if step not in FORM_STEPS:
@@ -163,7 +160,7 @@ def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
     form = _form_for(draft, step, data=request.POST)
     if form is None:  # the dataset step before any upload
         if action == "back":
-            return _go(request, draft, "artifact")
+            return go_to_step(request, draft, "artifact")
         messages.error(request, words("no_dataset", family="step"))
         return _render_step(request, draft, step, status=400)
     if form.is_valid():
@@ -178,27 +175,17 @@ def draft_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
             return _render_step(request, draft, step, form=form, status=400)
     index = STEPS.index(step)
     if action == "back":
-        return _go(request, draft, STEPS[max(index - 1, 0)])
+        return go_to_step(request, draft, STEPS[max(index - 1, 0)])
     if action == "save":
         messages.success(request, _("Saved."))
-        return _go(request, draft, step)
-    return _go(request, draft, STEPS[index + 1])
+        return go_to_step(request, draft, step)
+    return go_to_step(request, draft, STEPS[index + 1])
 
 
-@csrf_exempt
-def dataset_upload(request: HttpRequest, pk: int) -> HttpResponse:
-    # The size limit is put in before anything reads the body, the CSRF check included
-    # ("Modifying upload handlers on the fly" in Django's documentation), so a file
-    # over it is stopped there and never stored whole.
-    limit = uploads.SizeLimitHandler(request, limit=dataset_files.MAX_BYTES)
-    request.upload_handlers.insert(0, limit)
-    return _dataset_upload(request, pk, limit)
-
-
-@csrf_protect
+@uploads.size_limited
 @login_required
 @require_POST
-def _dataset_upload(request: HttpRequest, pk: int, limit: uploads.SizeLimitHandler) -> HttpResponse:
+def dataset_upload(request: HttpRequest, pk: int, limit: uploads.SizeLimitHandler) -> HttpResponse:
     draft = selectors.get_draft_for_user(request.user, pk)
     if draft.submitted:
         raise Http404
@@ -218,7 +205,7 @@ def _dataset_upload(request: HttpRequest, pk: int, limit: uploads.SizeLimitHandl
         )
         return _upload_failed(request, draft, message)
     messages.success(request, _("Uploaded. Check the preview, then mark the columns."))
-    return _go(request, draft, "dataset")
+    return go_to_step(request, draft, "dataset")
 
 
 def _upload_failed(request: HttpRequest, draft: Draft, message: str) -> HttpResponse:
@@ -238,13 +225,13 @@ def draft_check(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404
     found = rules.DraftState(draft).problems
     if any(step in found for step in FORM_STEPS):
-        return _go(request, draft, next(s for s in STEPS if s in found))
+        return go_to_step(request, draft, next(s for s in STEPS if s in found))
     try:
         services.draft_check_start(draft)
     except check_services.CheckRefused as refused:
         messages.error(request, words(refused.code, {"limit": refused.limit}, family="refusal"))
         return _render_step(request, draft, "check", status=429)
-    return _go(request, draft, "check")
+    return go_to_step(request, draft, "check")
 
 
 @login_required
@@ -267,46 +254,8 @@ def draft_gate(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def draft_submit(request: HttpRequest, pk: int) -> HttpResponse:
-    draft = selectors.get_draft_for_user(request.user, pk)
-    try:
-        run = services.run_submit(draft, name=request.POST.get("name", ""))
-    except services.SubmitRefused as refused:
-        if refused.code == "already_submitted":
-            return redirect("run_detail", pk=draft.run.pk)
-        messages.error(request, words(refused.code, family="step"))
-        return _go(request, draft, rules.first_open_step(draft))
-    # What was done, not where the run stands: a flash is written once and stays on the
-    # page while the run page's live part moves on (queued, running, finished), and a
-    # worker may even have ended the run before its page is opened. The live part says
-    # where it stands, always as it is now.
-    messages.success(request, _("Run submitted."))
-    if request.htmx:
-        return HttpResponseClientRedirect(reverse("run_detail", args=[run.pk]))
-    return redirect("run_detail", pk=run.pk)
-
-
-@login_required
-@require_POST
 def draft_delete(request: HttpRequest, pk: int) -> HttpResponse:
     draft = selectors.get_draft_for_user(request.user, pk)
     if services.draft_delete(draft):
         messages.success(request, _("Draft deleted."))
-    return redirect("draft_list")
-
-
-@login_required
-@require_GET
-def draft_bundle(request: HttpRequest, pk: int) -> HttpResponse:
-    draft = selectors.get_draft_for_user(request.user, pk)
-    state = rules.DraftState(draft)
-    if state.problems:
-        messages.error(request, words("check_required", family="step"))
-        return redirect(_step_url(draft, state.first_open_step))
-    return _zip(bundle.for_draft(draft), f"skynet-draft-{draft.pk}.zip")
-
-
-def _zip(data: bytes, filename: str) -> FileResponse:
-    return FileResponse(
-        io.BytesIO(data), as_attachment=True, filename=filename, content_type="application/zip"
-    )
+    return redirect("submissions:drafts")

@@ -108,7 +108,7 @@ def broker(redis_url):
 def announced(settings, redis_url, monkeypatch):
     """Announcements go through the test Redis, the one the test worker publishes to, so
     a waiting request (a live panel, an API wait) hears them."""
-    from checks import notify
+    from jobs import notify
     from skynet_web.env import redis_py_url
 
     settings.REDIS_PY_URL = redis_py_url(redis_url)
@@ -148,7 +148,7 @@ def session_provider(tmp_path_factory):
 @pytest.fixture
 def session_models(session_provider, settings, monkeypatch):
     """This process uses the session provider's catalogue too (the test worker does)."""
-    from checks import model_choices
+    from jobs import model_choices
 
     settings.MODEL_CATALOGUE = session_provider.catalogue_path
     for name, value in session_provider.env.items():
@@ -200,3 +200,34 @@ def wait_for(predicate, timeout: float = 60.0, interval: float = 0.1):
             return value
         time.sleep(interval)
     raise AssertionError(f"condition not met within {timeout} s")
+
+
+# -- what the apps' tests share: an empty draft, a saved metric version that labels, and a
+# fake OpenAI provider on 127.0.0.1 ---------------------------------------------------
+
+
+@pytest.fixture
+def draft(owner):
+    from submissions import services
+
+    return services.draft_create(owner=owner)
+
+
+@pytest.fixture
+def saved_metric(owner):
+    from metrics import services as metric_services
+    from tests.submissions.test_submit_wizard import LABEL_METRIC
+
+    metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
+    version, _ = metric_services.metric_save(metric, source=LABEL_METRIC)
+    return version
+
+
+@pytest.fixture
+def provider():
+    from tests.providers.conftest import OPENAI_KEY
+    from tests.providers.fakes import FakeProvider
+
+    server = FakeProvider(openai_key=OPENAI_KEY).start()
+    yield server
+    server.stop()

@@ -11,13 +11,14 @@ from django.db import transaction
 from django.urls import reverse
 from ninja import Field, Router, Schema, Status
 
-import messages
+import wording
 from api.errors import ApiError
 from api.forms import cleaned
 from api.routes.metrics import CaseIn, cases_from_jsonl, cases_in
 from api.waiting import WAIT_MAX_S, held
-from checks import maintenance, selectors, services
+from checks import selectors, services
 from checks.models import Check
+from jobs.sweeps import as_the_sweep_will_leave_it
 from metrics import selectors as metric_selectors
 from metrics import services as metric_services
 from metrics.forms import EditorForm
@@ -82,8 +83,8 @@ def _verdict(check: Check, rendered: dict | None) -> str:
 
 
 def check_out(check: Check) -> dict:
-    check = maintenance.as_the_sweep_will_leave_it(check)
-    rendered = messages.render(check.result) if check.result else None
+    check = as_the_sweep_will_leave_it(check)
+    rendered = wording.render(check.result) if check.result else None
     version = check.metric_version
     return {
         "id": check.pk,
@@ -96,7 +97,7 @@ def check_out(check: Check) -> dict:
         "version": version.number if version else None,
         "created_at": check.created_at,
         "finished_at": check.finished_at,
-        "url": reverse("check_detail", args=[check.pk]),
+        "url": reverse("checks:detail", args=[check.pk]),
         "result": rendered,
     }
 

@@ -17,9 +17,10 @@ import dataset_files
 from api.errors import ApiError
 from api.forms import cleaned
 from dataset_files import DatasetError
-from messages import words
-from submissions import evaluate, services, uploads
+from evaluations import start
+from submissions import services, uploads
 from submissions.models import Dataset
+from wording import words
 
 router = Router()
 # Read through the page's upload form (not required here: a missing file is the form's
@@ -84,7 +85,7 @@ def _size_limited(run):
 
 def _datasets(user) -> QuerySet[Dataset]:
     # The file's size without reading the file.
-    return evaluate.datasets_for_user(user).annotate(stored_bytes=Length("raw"))
+    return start.datasets_for_user(user).annotate(stored_bytes=Length("raw"))
 
 
 def brief_out(dataset: Dataset) -> dict:
@@ -104,7 +105,7 @@ def brief_out(dataset: Dataset) -> dict:
 def dataset_out(dataset: Dataset) -> dict:
     """The dataset as the playground's form starts with it: the roles it guesses, each
     column's type as read, the preview and the warnings in the reader's words."""
-    guessed = evaluate.guessed_settings(dataset)
+    guessed = start.guessed_settings(dataset)
     return {
         **brief_out(dataset),
         "columns": [
@@ -113,7 +114,7 @@ def dataset_out(dataset: Dataset) -> dict:
         ],
         "recorded_column": guessed["recorded_column"],
         "split_column": guessed["split_column"],
-        "preview": evaluate.preview_rows(dataset, guessed["types"]),
+        "preview": start.preview_rows(dataset, guessed["types"]),
         "warnings": [
             {
                 "code": warning.get("code") or "",

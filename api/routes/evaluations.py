@@ -21,10 +21,9 @@ from api.evaluation_out import (
 from api.evaluation_start import EvaluationIn, start_form
 from api.forms import cleaned
 from api.waiting import WAIT_MAX_S, held
-from evaluations import downloads, selectors, services
+from evaluations import downloads, selectors, services, start
+from evaluations.start_views import WAIT_CODES
 from metrics import selectors as metric_selectors
-from submissions import evaluate
-from submissions.evaluate_views import WAIT_CODES
 
 router = Router()
 
@@ -66,11 +65,11 @@ def evaluation_list(request):
 def evaluation_start(request, payload: EvaluationIn):
     metric = metric_selectors.get_metric_for_user(request.user, payload.metric_id)
     # Another user's dataset is none of this user's (404), as on the page.
-    dataset = evaluate.get_dataset_for_user(request.user, payload.dataset_id)
+    dataset = start.get_dataset_for_user(request.user, payload.dataset_id)
     form, names = start_form(payload, metric, dataset)
     cleaned(form, names=names)
     try:
-        evaluation = evaluate.evaluation_start_for_metric(request.user, **form.start_values())
+        evaluation = start.evaluation_start_for_metric(request.user, **form.start_values())
     except services.EvaluationRefused as refused:
         raise _refused(refused) from None
     return Status(202, evaluation_out(_read(request, evaluation.pk)))

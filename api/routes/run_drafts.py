@@ -10,6 +10,7 @@ from api.errors import ApiError
 from api.routes.checks import CheckOut, check_out, check_refused
 from api.run_documents import DraftOut, RunOut, draft_out, run_out
 from checks import services as check_services
+from runs import services as run_services
 from submissions import rules, selectors, services
 from submissions.models import FORM_STEPS, Draft
 
@@ -86,7 +87,7 @@ def draft_check(request, draft_id: int):
 def draft_submit(request, draft_id: int):
     draft = selectors.get_draft_for_user(request.user, draft_id)
     try:
-        run = services.run_submit(draft)
+        run = run_services.run_submit(draft)
     except services.SubmitRefused as refused:
         if refused.code == "already_submitted":
             raise ApiError(409, "already_submitted", family="step") from None

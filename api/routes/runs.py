@@ -11,10 +11,8 @@ from api.errors import ApiError
 from api.routes import run_drafts
 from api.run_documents import BestOut, RunOut, best_out, run_out
 from api.waiting import WAIT_MAX_S, held
-from optimizations import selectors, services, sweeps
-from submissions import bundle
-from submissions import selectors as submission_selectors
-from submissions.models import Run
+from runs import bundle, selectors, services, sweeps
+from runs.models import Run
 
 router = Router()
 router.add_router("/drafts", run_drafts.router)
@@ -30,13 +28,13 @@ class CancelOut(Schema):
 
 def _run(request, run_id: int) -> Run:
     """The user's run as its page shows it (a lost one as the next sweep will leave it)."""
-    run = submission_selectors.get_run_for_user(request.user, run_id)
+    run = selectors.get_run_for_user(request.user, run_id)
     return sweeps.as_the_sweep_will_leave_it(run)
 
 
 @router.get("", response=list[RunOut], summary="List your runs, newest first")
 def run_list(request):
-    runs = submission_selectors.runs_for_user(request.user)[:LIST_LENGTH]
+    runs = selectors.runs_for_user(request.user)[:LIST_LENGTH]
     return [run_out(sweeps.as_the_sweep_will_leave_it(run)) for run in runs]
 
 
@@ -101,7 +99,7 @@ def run_best(request, run_id: int):
     },
 )
 def run_bundle(request, run_id: int):
-    run = submission_selectors.get_run_for_user(request.user, run_id)
+    run = selectors.get_run_for_user(request.user, run_id)
     response = HttpResponse(bundle.for_run(run), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="skynet-run-{run.pk}.zip"'
     return response

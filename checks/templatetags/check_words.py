@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import template
 
-from messages import words
+from wording import words
 
 register = template.Library()
 

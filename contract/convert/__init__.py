@@ -10,7 +10,7 @@ returning `(score, {"feedback": ...})`. libcst keeps the comments and the format
 everything the rewrite does not touch.
 
 Where the converter cannot decide, it leaves a `# convert:` comment in the code and a
-`Note` (a code, a line, params; the words are in messages/convert.py). A syntax error
+`Note` (a code, a line, params; the words are in wording/convert.py). A syntax error
 raises `ConvertError`. Converting a converted metric again changes nothing.
 
 No Django here (the import contracts hold the core to that): the command line and the

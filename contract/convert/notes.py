@@ -2,7 +2,7 @@
 
 A note is a code, the line of the converted metric.py it is about and its parameters,
 never prose: the web page and the command word them in the reader's language
-(messages/convert.py). In the converted code itself the same place gets a comment
+(wording/convert.py). In the converted code itself the same place gets a comment
 starting `# convert:`, in English, since the code is Python whatever the reader's
 language.
 """

@@ -18,7 +18,7 @@ before it says it is ready and so before any user code:
   first wall still holds.
 
 What else one process can do to another of its uid, set another's limits (prlimit) or its
-scheduling, the syscall filter refuses (contract.sandbox.seccomp). Stdlib only.
+scheduling, the syscall filter refuses (sandbox.seccomp). Stdlib only.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def enter(libc: ctypes.CDLL, ruleset: int | None) -> None:
         os.close(ruleset)
 
 
-# --- self-test probe (contract.sandbox.self_test, through skynet._confine) ---
+# --- self-test probe (sandbox.self_test, through skynet._confine) ---
 
 
 def _reaches(pid: int, scope_signals: bool) -> bool:

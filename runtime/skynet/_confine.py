@@ -1,25 +1,25 @@
 """Confinement applied inside the child process, before any user code is imported.
 
-The parent (contract.sandbox) decides *where* the child runs: bubblewrap namespaces, an
+The parent (sandbox) decides *where* the child runs: bubblewrap namespaces, an
 unprivileged uid, a scrubbed environment. This module does the part only the process itself
 can do, and it must run first in the child::
 
     layers = skynet._confine.apply(job["limits"])
 
-`limits` is the dict built by `contract.sandbox.limits_for()`; every key is optional so a
+`limits` is the dict built by `sandbox.limits_for()`; every key is optional so a
 hand-built dict still works (missing keys take the defaults below). `apply()` returns the
 layers that hold, in the stable order of `LAYERS`, and raises `ConfinementError` when a
 layer named in `limits["required"]` could not be set up, so a check never runs with less
 confinement than the parent announced (fail closed).
 
-Stdlib only. The syscall filter is built by the worker (contract.sandbox.seccomp) and
+Stdlib only. The syscall filter is built by the worker (sandbox.seccomp) and
 apply() loads its BPF program from `limits["seccomp_bpf"]`, in every mode, once the
 sandbox's noexec mounts are made and its capabilities given up (skynet._noexec), and before
 any user code. Nothing is imported to get it, so no file the sandbox cannot read can turn
 it off.
 
 Running this file as a script (`python skynet/_confine.py FD`) is the probe used by
-`contract.sandbox.self_test()`: it reads one job frame from the socket FD, applies the
+`sandbox.self_test()`: it reads one job frame from the socket FD, applies the
 limits, probes the walls and writes one result frame back.
 """
 
@@ -30,7 +30,7 @@ import os
 import resource
 import sys
 
-# Stable layer codes, shared with contract.sandbox (which adds "namespaces").
+# Stable layer codes, shared with sandbox (which adds "namespaces").
 LAYERS = (
     "namespaces",
     "noexec",
@@ -277,7 +277,7 @@ def _load_filter(libc: ctypes.CDLL, encoded: str) -> None:
         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
 
 
-# --- self-test probe (contract.sandbox.self_test runs this file as the child script) ---
+# --- self-test probe (sandbox.self_test runs this file as the child script) ---
 
 
 def _fails(action) -> bool:

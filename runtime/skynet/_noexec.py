@@ -216,7 +216,7 @@ def restrict_exec(libc: ctypes.CDLL, paths) -> None:
         os.close(ruleset)
 
 
-# --- self-test probes (contract.sandbox.self_test, through skynet._confine) ---
+# --- self-test probes (sandbox.self_test, through skynet._confine) ---
 
 # Where the dynamic loader is, on the architectures the sandbox runs on.
 LOADERS = ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1")

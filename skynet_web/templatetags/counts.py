@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django import template
 
-from messages import format_count
+from wording import format_count
 
 register = template.Library()
 

@@ -7,8 +7,8 @@ import pytest
 
 from api import tokens
 from api.models import ApiToken
-from messages import words
 from tests.api.conftest import Api, make_token
+from wording import words
 
 pytestmark = pytest.mark.django_db
 

@@ -11,13 +11,14 @@ from django.conf import settings
 from django.db import connection
 from django.utils.translation import override
 
-from checks import notify, presenters
+from checks import presenters
 from checks.execution import execute_check
 from checks.models import Check
-from messages import words
+from jobs import notify
 from metrics import services as metric_services
 from tests.api.conftest import Api, make_token
-from tests.web.test_playground import editor_data
+from tests.metrics.test_playground import editor_data
+from wording import words
 
 pytestmark = pytest.mark.django_db
 

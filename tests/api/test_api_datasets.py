@@ -10,10 +10,10 @@ from django.utils import translation
 
 import dataset_files
 from api import tokens
-from messages import words
-from submissions import evaluate
+from evaluations import start
 from submissions.models import Dataset
 from tests.api.conftest import Api, make_token
+from wording import words
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +39,7 @@ def test_an_upload_reads_as_the_playground_reads_it(api, owner):
     assert body["id"] == dataset.pk and body["name"] == "tickets.csv"
     assert body["size"] == len(CSV.encode()) and body["rows"] == 3
     assert (body["format"], body["encoding"]) == ("csv", "utf-8")
-    guessed = evaluate.guessed_settings(dataset)
+    guessed = start.guessed_settings(dataset)
     assert body["columns"] == [
         {"name": "ticket_id", "role": "ignore", "type": "text"},
         {"name": "question", "role": "input", "type": "text"},
@@ -49,7 +49,7 @@ def test_an_upload_reads_as_the_playground_reads_it(api, owner):
     ]
     assert [c["role"] for c in body["columns"]] == [guessed["roles"][c] for c in dataset.columns]
     assert body["recorded_column"] == "output" and body["split_column"] == ""
-    assert body["preview"] == evaluate.preview_rows(dataset)
+    assert body["preview"] == start.preview_rows(dataset)
     # The formula-like cell is shown made harmless, and warned about in words.
     assert body["preview"][1][3] == {"text": "'=HYPERLINK(1)", "kind": "text"}
     assert [w["code"] for w in body["warnings"]] == ["formula_like_cells"]

@@ -15,16 +15,16 @@ from django.utils import translation
 from api import tokens
 from evaluations.execution import execute_evaluation
 from evaluations.models import Evaluation, EvaluationCase
-from messages import words
 from metrics import services as metric_services
 from tests.api.conftest import Api, make_token
-from tests.web.evaluation_data import make_dataset
+from tests.evaluations.evaluation_data import make_dataset
+from wording import words
 
 pytestmark = pytest.mark.django_db
 
 ROWS = 30
 # Right when the recorded output is the label, with named scores; rows 10 and 20 raise,
-# row 5 returns a bare number (tests.web.evaluation_data.output_of).
+# row 5 returns a bare number (tests.evaluations.evaluation_data.output_of).
 METRIC = """
 def score(input, output, expected=None):
     if output == "boom":

@@ -6,9 +6,9 @@ import pytest
 from django.utils.translation import override
 
 from contract.source import MAX_SOURCE_BYTES
-from messages import words
 from metrics.models import Metric
 from tests.api.conftest import Api
+from wording import words
 
 pytestmark = pytest.mark.django_db
 

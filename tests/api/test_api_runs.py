@@ -14,13 +14,14 @@ from django.utils.translation import override
 
 from api import tokens
 from checks.execution import execute_check
-from messages import words
-from submissions import bundle
-from submissions.models import Draft, Run
+from runs import bundle
+from runs.models import Run
+from submissions.models import Draft
 from submissions.services import dataset_create
 from tests import quiz
 from tests.api.conftest import Api, make_token
-from tests.web.run_data import HAND_TEXTS, hand_run, quiz_models
+from tests.runs.run_data import HAND_TEXTS, hand_run, quiz_models
+from wording import words
 
 pytestmark = pytest.mark.django_db
 

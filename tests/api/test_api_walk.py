@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from tests.api.conftest import Api, make_token
-from tests.web.test_security import owned_objects
+from tests.skynet_web.test_security import owned_objects
 
 pytestmark = pytest.mark.django_db
 

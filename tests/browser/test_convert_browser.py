@@ -99,9 +99,9 @@ def score(input, output, expected=None):
 def test_what_came_back_and_its_fix_fit_a_phone_in_every_language(
     page, live_server, django_user_model, screenshot
 ):
-    from checks import sandbox_pool
     from checks.models import Check
     from contract.engine import run_check
+    from jobs import sandbox_pool
 
     owner = django_user_model.objects.create_user(username="alice", password="alice-pass-123")
     metric = metric_services.metric_create(

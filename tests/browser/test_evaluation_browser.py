@@ -12,7 +12,7 @@ import pytest
 from evaluations.models import Evaluation
 from metrics import services as metric_services
 from tests.browser.conftest import log_in
-from tests.web.evaluation_data import LABEL_METRIC, LABELS, output_of
+from tests.evaluations.evaluation_data import LABEL_METRIC, LABELS, output_of
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 

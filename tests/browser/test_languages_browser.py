@@ -92,7 +92,7 @@ def test_english_from_every_hindi_page_reaches_the_same_page(
     from django.test import Client
 
     from submissions import services as submission_services
-    from tests.web.test_submit_wizard import LABEL_METRIC, fill_to_check
+    from tests.submissions.test_submit_wizard import LABEL_METRIC, fill_to_check
 
     owner = django_user_model.objects.create_user(username="alice", password="alice-pass-123")
     metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")

@@ -12,13 +12,13 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from checks import services as check_services
-from optimizations import views
+from jobs import queue
+from runs import views
+from runs.models import Run
 from submissions import services as submit_services
-from submissions.models import Run
 from tests import quiz
 from tests.browser.conftest import log_in
-from tests.web.run_data import HAND_TEXTS, finished_quiz_run, hand_run
+from tests.runs.run_data import HAND_TEXTS, finished_quiz_run, hand_run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 
@@ -65,7 +65,7 @@ def runs(django_user_model, session_models, settings, tmp_path, monkeypatch):
     def capture(execute=False):
         # Task messages are kept here, not sent: the check and the run run in this process.
         sent = []
-        monkeypatch.setattr(check_services, "enqueue", lambda task, pk: sent.append((task, pk)))
+        monkeypatch.setattr(queue, "enqueue", lambda task, pk: sent.append((task, pk)))
         yield sent
 
     draft = submit_services.draft_create(owner=owner)

@@ -10,9 +10,9 @@ import pytest
 
 from evaluations.models import Evaluation
 from metrics import services as metric_services
-from submissions.models import Run
+from runs.models import Run
 from tests.browser.conftest import log_in
-from tests.web.test_submit_wizard import CSV, LABEL_METRIC
+from tests.submissions.test_submit_wizard import CSV, LABEL_METRIC
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 

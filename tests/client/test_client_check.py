@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-import messages
+import wording
 from checks.models import Check
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
@@ -48,14 +48,14 @@ def test_a_failing_metric_exits_1_with_the_servers_words_in_json(
     ]
     assert check["result"]["cases"][0]["problem"] == "not_a_pair"
     # In Spanish, as the page words it for a reader of Spanish.
-    spanish = messages.render(stored.result, "es")["cases"][0]["message"]
+    spanish = wording.render(stored.result, "es")["cases"][0]["message"]
     assert check["result"]["cases"][0]["message"] == spanish
-    assert spanish != messages.render(stored.result, "en")["cases"][0]["message"]
+    assert spanish != wording.render(stored.result, "en")["cases"][0]["message"]
     assert check["url"].startswith("/es/checks/")
     # The text report says the failing stage's words once, on its own line.
     text = cli("check", "metric.py")
     stage = next(
-        s for s in messages.render(stored.result, "en")["stages"] if s["status"] == "failed"
+        s for s in wording.render(stored.result, "en")["stages"] if s["status"] == "failed"
     )
     assert text.returncode == 1 and text.stdout.startswith("FAILED\n")
     assert text.stdout.count(stage["message"]) == 1, text.stdout

@@ -11,10 +11,10 @@ from django.db.models import Avg
 from django.utils import translation
 
 from evaluations.models import Evaluation, EvaluationCase
-from messages import words
 from metrics.models import Metric, MetricVersion
 from submissions.models import Dataset
-from tests.web.evaluation_data import LABEL_METRIC, LABELS, output_of
+from tests.evaluations.evaluation_data import LABEL_METRIC, LABELS, output_of
+from wording import words
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 

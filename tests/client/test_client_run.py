@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from submissions.models import Run
+from runs.models import Run
 from tests import quiz
-from tests.web.run_data import quiz_models
+from tests.runs.run_data import quiz_models
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contract.engine import run_check, validate_timeout
-from contract.libraries import AVAILABLE
+from sandbox.libraries import AVAILABLE
 
 OK = 'def score(input, output):\n    return 1.0, {"feedback": "Matches the label."}\n'
 

@@ -13,7 +13,7 @@ from evaluations.models import Evaluation, EvaluationCase
 from evaluations.selection import default_selection
 from evaluations.services import evaluation_cancel, evaluation_create
 from tests.conftest import wait_for
-from tests.web.evaluation_data import make_dataset
+from tests.evaluations.evaluation_data import make_dataset
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 

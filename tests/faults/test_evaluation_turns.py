@@ -16,7 +16,7 @@ from evaluations.models import Evaluation, EvaluationCase
 from evaluations.selection import default_selection, select_rows_of
 from evaluations.services import evaluation_cancel, evaluation_create
 from tests.conftest import wait_for
-from tests.web.evaluation_data import LABEL_METRIC, make_dataset
+from tests.evaluations.evaluation_data import LABEL_METRIC, make_dataset
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 

@@ -11,15 +11,14 @@ import time
 
 import pytest
 
-from checks.services import enqueue
-from optimizations import services
-from optimizations.models import RunCandidate, RunEvent
-from submissions.models import Run
-from submissions.services import RUN_OPTIMIZATION_TASK
+from jobs.queue import enqueue
+from runs import services
+from runs.models import Run, RunCandidate, RunEvent
+from runs.services import RUN_OPTIMIZATION_TASK
 from tests import quiz
 from tests.conftest import wait_for
-from tests.web.run_data import make_quiz_run, quiz_models
-from tests.web.test_run_checkpoint import Planted
+from tests.runs.run_data import make_quiz_run, quiz_models
+from tests.runs.test_run_checkpoint import Planted
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 

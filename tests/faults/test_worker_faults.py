@@ -58,7 +58,7 @@ def test_a_check_whose_worker_is_gone_shows_as_lost_and_the_sweep_ends_it(
 ):
     """The page says so at once, and its live panel stops; the row is ended by a sweep,
     never by a page read."""
-    from checks.maintenance import checks_reap_stale
+    from checks.sweeps import checks_reap_stale
 
     settings.CHECK_STALE_AFTER_S = 2
     check = Check.objects.create(owner=owner, source=QUICK, status=Check.Status.RUNNING)
@@ -75,8 +75,8 @@ def test_a_check_whose_worker_is_gone_shows_as_lost_and_the_sweep_ends_it(
 
 
 def test_a_review_that_never_finished_is_ended(owner, settings):
-    from checks.maintenance import reviews_reap_stale
     from checks.models import FeedbackReview
+    from checks.sweeps import reviews_reap_stale
 
     settings.MODEL_TIMEOUT_S = 1
     check = Check.objects.create(owner=owner, source=QUICK, status=Check.Status.PASSED)

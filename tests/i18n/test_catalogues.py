@@ -104,6 +104,8 @@ MAKEMESSAGES_ARGS = [
     "--ignore=tests",
     "--ignore=runtime",
     "--ignore=contract",
+    "--ignore=sandbox",
+    "--ignore=engines",
     "--ignore=scripts",
     "--ignore=node_modules",
     "--ignore=editor",
@@ -111,7 +113,6 @@ MAKEMESSAGES_ARGS = [
     "--ignore=static",
     "--ignore=docs",
     "--ignore=dataset_files",
-    "--ignore=bench",
 ]
 
 

@@ -19,6 +19,7 @@ from contract.engine import run_check
 from docs_site import pages
 from metrics import services as metric_services
 from metrics.starters import EXACT_MATCH
+from runs import services as run_services
 from submissions import datasets, rules
 from submissions import services as submit_services
 from submissions.models import STEPS
@@ -107,7 +108,7 @@ def world(owner, outsider):
         "check": check,
         "bad": bad,
         "draft": _checked_draft(owner, metric),
-        "run": submit_services.run_submit(_checked_draft(owner, metric)),
+        "run": run_services.run_submit(_checked_draft(owner, metric)),
     }
 
 

@@ -1,4 +1,4 @@
-"""`manage.py models` and `manage.py check_metric --metric-model`, run as a user runs them,
+"""`manage.py list_models` and `manage.py check_metric --metric-model`, run as a user runs them,
 with the key in the command's environment and OPENAI_BASE_URL at the fake provider."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def files(tmp_path):
 
 
 def test_models_json_lists_the_catalogue_and_what_is_configured(command_env):
-    result = manage("models", "--json", env=command_env)
+    result = manage("list_models", "--json", env=command_env)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     models = {m["id"]: m for m in report["models"]}
@@ -88,7 +88,7 @@ def test_models_json_lists_the_catalogue_and_what_is_configured(command_env):
     assert sonnet["configure_hint"] == "set the environment variable ANTHROPIC_API_KEY"
     assert models["ollama/llama3.1"]["configured"] is True
 
-    text = manage("models", env=command_env)
+    text = manage("list_models", env=command_env)
     assert text.returncode == 0
     assert "openai/gpt-4.1-mini" in text.stdout and "GPT-4.1 mini" in text.stdout
     assert "set the environment variable ANTHROPIC_API_KEY" in text.stdout
@@ -97,7 +97,7 @@ def test_models_json_lists_the_catalogue_and_what_is_configured(command_env):
 def test_a_broken_catalogue_is_a_usage_error(command_env, tmp_path):
     broken = tmp_path / "catalogue.toml"
     broken.write_text('[[model]]\nid = "x/y"\nprovider = "azure"\n')
-    result = manage("models", env={**command_env, "SKYNET_MODEL_CATALOGUE": str(broken)})
+    result = manage("list_models", env={**command_env, "SKYNET_MODEL_CATALOGUE": str(broken)})
     assert result.returncode == 2
     assert "model x/y" in result.stderr
 
@@ -168,5 +168,5 @@ def test_an_unusable_model_is_a_usage_error(command_env, files, provider, flag, 
     result = manage("check_metric", metric, flag, model, "--json", env=command_env)
     assert result.returncode == 2
     assert words in result.stderr
-    assert "python manage.py models" in result.stderr
+    assert "python manage.py list_models" in result.stderr
     assert result.stdout == "" and provider.requests == []

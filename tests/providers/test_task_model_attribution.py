@@ -8,11 +8,11 @@ import pytest
 from contract.artifacts import Artifact
 from contract.cases import Case
 from contract.engine import run_check
-from messages import words
 from providers.catalogue import parse_catalogue
 from providers.gateway import ModelGateway
 from tests.providers.conftest import FAST_RETRY, PLENTY, TEST_CATALOGUE
 from tests.providers.test_reachability import closed_port_url
+from wording import words
 
 LABEL_METRIC = """
 def score(input, output, expected=None):

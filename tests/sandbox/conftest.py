@@ -1,4 +1,4 @@
-"""Harness for the sandbox tests: real processes through contract.sandbox, no mocks.
+"""Harness for the sandbox tests: real processes through sandbox, no mocks.
 
 Every test runs its sandboxes as a uid of its own (TEST_UID, one this pytest process holds a
 lock on for its whole life), so "nothing left running" can be checked by scanning /proc for
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from contract import sandbox
-from contract.sandbox import site
+import sandbox
+from sandbox import site
 
 HERE = Path(__file__).resolve().parent
 RUNTIME_PACKAGE = HERE.parent.parent / "runtime" / "skynet"
@@ -61,7 +61,7 @@ REQUIRE_SANDBOX = os.environ.get("SKYNET_REQUIRE_SANDBOX_TESTS") == "1"
 
 def _with_site(config: sandbox.SandboxConfig) -> sandbox.SandboxConfig:
     """As the worker makes its configs: the libraries a metric may import staged and
-    bound (contract.sandbox.site), so every wall is tested with them in the sandbox."""
+    bound (sandbox.site), so every wall is tested with them in the sandbox."""
     if config.site_packages is not None:
         return config
     staged = site.site_packages(sandbox.stage_gid(config))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from contract import sandbox
-from contract.sandbox import detect
+import sandbox
+from sandbox import detect
 
 from .conftest import (
     TEST_UID,
@@ -142,7 +142,7 @@ def test_unconfined_is_loud_and_says_which_layers_hold(runtime_dir, caplog):
     requires_root()
     # A config never used before, so the (cached) detection runs and logs now.
     cfg = unconfined_config(tmp_size_mb=17)
-    with caplog.at_level(logging.WARNING, logger="contract.sandbox"):
+    with caplog.at_level(logging.WARNING, logger="sandbox"):
         launch = sandbox.prepare(runtime_dir, "child_main.py", ["3"], timeout_s=1, config=cfg)
     sandbox.kill(subprocess.Popen(["true"]), launch)
     assert launch.mode == "unconfined"
@@ -224,7 +224,7 @@ def test_a_runtime_folder_only_its_owner_can_read_is_staged_and_runs(runtime_dir
 _WORKER = """
 import json, os, socket, subprocess, sys, time
 sys.path.insert(0, {root!r})
-from contract import sandbox
+import sandbox
 cfg = sandbox.SandboxConfig(uid={uid}, mode={mode!r}, uid_exclusive={exclusive},
                             cgroup={cgroup!r})
 parent, child = socket.socketpair()

@@ -23,7 +23,7 @@ import uuid
 
 import pytest
 
-from contract import sandbox
+import sandbox
 from contract.artifacts import Artifact
 from contract.cases import Case
 from contract.engine import run_check

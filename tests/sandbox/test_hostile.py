@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from contract import sandbox
+import sandbox
 
 from .conftest import (
     MODES,
@@ -600,7 +600,7 @@ def _attack(pid: int) -> str:
 def test_a_concurrent_check_can_neither_read_nor_forge_another(runtime_dir, mode, no_leftovers):
     """The victim's python process, found from the host, is out of the attacker's reach."""
     victim_cfg = config_for(mode)
-    # Unconfined, each slot runs as its own uid (checks.sandbox_pool); under bwrap all
+    # Unconfined, each slot runs as its own uid (jobs.sandbox_pool); under bwrap all
     # share one and the pid namespaces keep them apart.
     attacker_cfg = victim_cfg if mode == "bwrap" else unconfined_config(uid=TEST_UID - 50)
     result: dict = {}

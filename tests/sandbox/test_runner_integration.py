@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from contract import sandbox
+import sandbox
 
 from .conftest import assert_nothing_left, bwrap_config, requires_bwrap
 

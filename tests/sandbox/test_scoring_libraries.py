@@ -1,4 +1,4 @@
-"""The libraries a metric may import (contract.libraries), through the real sandbox: each one
+"""The libraries a metric may import (sandbox.libraries), through the real sandbox: each one
 scores a check, from a zygote's sandbox and from one started alone; anything else fails at
 Load naming the module and the set; the staged site is read-only, holds none of the worker's
 packages, and nothing can write into it; without it, or without the memory for numpy, a
@@ -14,16 +14,16 @@ import stat
 import pytest
 from django.utils import translation
 
-from contract import sandbox
+import sandbox
 from contract.cases import Case
 from contract.engine import run_check
 from contract.evaluation import evaluate
-from contract.libraries import AVAILABLE, DISTRIBUTIONS
 from contract.runner import OnDemand
-from contract.sandbox import site
-from contract.sandbox.config import SITE_MOUNT
 from contract.warm import WarmPool
-from messages.contract import check_problem_words
+from sandbox import site
+from sandbox.config import SITE_MOUNT
+from sandbox.libraries import AVAILABLE, DISTRIBUTIONS
+from wording.contract import check_problem_words
 
 from .conftest import bwrap_config, cannot_test, config_for, requires_bwrap
 
@@ -369,7 +369,7 @@ def test_nltk_needs_no_data_for_its_tokenizers_and_says_what_needs_some(zygote_p
 
 def test_evaluations_and_runs_get_the_same_site():
     requires_bwrap()
-    from checks import sandbox_pool
+    from jobs import sandbox_pool
 
     config = sandbox_pool.config()
     assert config.site_packages == site.site_packages(sandbox.stage_gid(config))

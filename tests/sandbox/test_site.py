@@ -1,4 +1,4 @@
-"""The packages a DSPy program imports, staged for the sandbox (contract.sandbox.site):
+"""The packages a DSPy program imports, staged for the sandbox (sandbox.site):
 only what a program loads, readable by the sandbox's user alone, bound at SITE_MOUNT; and
 a sandbox without them fails a DSPy program's run closed, saying why."""
 
@@ -8,12 +8,12 @@ import dataclasses
 import os
 import stat
 
-from contract import sandbox
+import sandbox
 from contract.artifacts import Artifact
 from contract.cases import Case
 from contract.evaluation import evaluate
 from contract.runner import OnDemand
-from contract.sandbox import site
+from sandbox import site
 from tests import quiz
 
 METRIC = "def score(input, output, expected):\n    return 1.0, {'feedback': 'ok'}\n"

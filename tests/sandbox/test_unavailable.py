@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import json, sys
 sys.path[:0] = [{root!r}, {runtime!r}]
-from contract import sandbox
+import sandbox
 from contract.engine import run_check
 cfg = sandbox.SandboxConfig(uid=None, cgroup="off")
 missing = sandbox.availability(cfg)

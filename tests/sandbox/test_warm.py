@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from contract import sandbox
+import sandbox
 from contract.cases import DEFAULT_CASES
 from contract.engine import run_check
 from contract.warm import WarmPool, WarmSandbox

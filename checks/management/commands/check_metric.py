@@ -8,7 +8,7 @@ usage error (an unknown or not configured model among them).
 skynet.llm() in the metric is answered by the metric model, or by the reflection model
 when no metric model is given (the docs' rule), within the per-check budget
 (SKYNET_CHECK_MAX_MODEL_CALLS, _TOKENS, _USD); with neither it fails with
-"no_metric_model". `python manage.py models` lists the ids.
+"no_metric_model". `python manage.py list_models` lists the ids.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from django.core.management.base import BaseCommand
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
-from checks import model_choices, sandbox_pool
 from checks.management.files import UsageError, read_file
 from contract.cases import CasesError, parse_cases_jsonl
 from contract.engine import run_check, validate_timeout
-from messages import format_number, render, words
+from jobs import model_choices, sandbox_pool
 from providers.catalogue import CatalogueError, ModelChoiceError, load_catalogue
 from providers.gateway import ModelGateway, gateway_for_check
+from wording import format_number, render, words
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
 MAX_CASES_FILE = 1024 * 1024
@@ -58,7 +58,7 @@ class Command(BaseCommand):
             "--metric-model",
             metavar="ID",
             default=None,
-            help="the model that answers skynet.llm() (ids: python manage.py models)",
+            help="the model that answers skynet.llm() (ids: python manage.py list_models)",
         )
         parser.add_argument(
             "--reflection-model",
@@ -131,7 +131,7 @@ class Command(BaseCommand):
                 timeout_s=settings.MODEL_TIMEOUT_S,
             )
         except ModelChoiceError as exc:
-            listing = _("See the models and how to configure them: python manage.py models")
+            listing = _("See the models and how to configure them: python manage.py list_models")
             if exc.code == "not_configured":
                 message = _(
                     "The model %(model)s is not configured: set the environment variable %(variable)s."

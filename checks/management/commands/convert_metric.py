@@ -22,7 +22,7 @@ from django.utils.translation import override
 
 from checks.management.files import UsageError, read_file
 from contract.convert import Conversion, ConvertError, Note, convert
-from messages.convert import convert_error_words, note_words
+from wording.convert import convert_error_words, note_words
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
 

@@ -52,9 +52,9 @@ class Command(BaseCommand):
 
     def _say_sandbox(self) -> None:
         """Say at once when checks cannot run here, and why, before anyone clicks Run."""
-        from checks import sandbox_pool
-        from contract import sandbox
-        from messages import words
+        import sandbox
+        from jobs import sandbox_pool
+        from wording import words
 
         config = sandbox_pool.base_config()
         missing = sandbox.availability(config)

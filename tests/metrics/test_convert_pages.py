@@ -1,0 +1,149 @@
+"""Convert to the contract, in the playground and on the new-metric page: the diff is
+reviewed first, only an accepted conversion is saved, and then the check runs on it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from checks.models import Check
+from contract.cases import parse_cases_jsonl
+from contract.engine import run_check
+from jobs import sandbox_pool
+from metrics import services as metric_services
+from metrics.models import Metric
+
+pytestmark = pytest.mark.django_db
+
+# The DSPy GEPA AIME tutorial's metric, as the tutorial has it (tests/public_metrics).
+DSPY_METRIC = """\
+import dspy
+
+
+def metric_with_feedback(example, prediction, trace=None, pred_name=None, pred_trace=None):
+    correct_answer = int(example["answer"])
+    try:
+        llm_answer = int(prediction.answer)
+    except ValueError:
+        # Not a number at all.
+        return dspy.Prediction(score=0, feedback=f"'{prediction.answer}' is not an integer.")
+    score = int(correct_answer == llm_answer)
+    return dspy.Prediction(score=score, feedback=f"The correct answer is '{correct_answer}'.")
+"""
+
+
+@pytest.fixture
+def dspy_metric(owner):
+    metric = metric_services.metric_create(owner=owner, name="aime", starter="exact_match")
+    metric_services.metric_save(metric, source=DSPY_METRIC)
+    return metric
+
+
+def test_the_review_shows_the_diff_and_saves_nothing(owner_client, dspy_metric):
+    response = owner_client.get(f"/en/metrics/{dspy_metric.pk}/convert/")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "Written for DSPy" in body
+    converted = response.context["review"].converted
+    assert "def score(input, output, expected=None):" in converted
+    assert "# Not a number at all." in converted  # comments kept
+    assert "not an integer" in body and 'class="diff-table unified"' in body
+    assert 'id="accept-conversion"' in body
+    assert dspy_metric.versions.count() == 2
+
+
+def test_accepting_saves_a_new_version_and_runs_the_check(owner_client, dspy_metric):
+    response = owner_client.post(f"/en/metrics/{dspy_metric.pk}/convert/", {"version": "2"})
+    check = Check.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == f"/en/metrics/{dspy_metric.pk}/?check={check.pk}#check"
+    latest = dspy_metric.latest_version
+    assert latest.number == 3 and check.metric_version == latest
+    assert "def score(input, output, expected=None):" in latest.source
+    assert "import dspy" not in latest.source
+    assert 'return 0, {"feedback": f"\'{output}\' is not an integer."}' in latest.source
+    # What was saved keeps the contract on the metric's own kind of case.
+    case = {"input": {"problem": "2+2"}, "output": "4", "expected": {"answer": "4"}}
+    cases = parse_cases_jsonl("\n".join([json.dumps(case)] * 3).encode())
+    result = run_check(latest.source, cases, timeout_s=10)
+    assert result.passed is True
+    assert [c.score for c in result.cases] == [1.0, 1.0, 1.0]
+
+
+def test_a_metric_in_the_contract_has_nothing_to_convert(owner_client, owner):
+    metric = metric_services.metric_create(owner=owner, name="labels", starter="exact_match")
+    body = owner_client.get(f"/en/metrics/{metric.pk}/convert/").content.decode()
+    assert "accept-conversion" not in body
+    assert "Nothing was converted." in body or "nothing to convert" in body
+    owner_client.post(f"/en/metrics/{metric.pk}/convert/", {"version": "1"})
+    assert metric.versions.count() == 1 and not Check.objects.exists()
+
+
+def test_a_source_that_does_not_parse_says_why(owner_client, owner):
+    metric = metric_services.metric_create(owner=owner, name="broken", starter="exact_match")
+    metric_services.metric_save(metric, source="def metric(example, pred:\n")
+    response = owner_client.get(f"/en/metrics/{metric.pk}/convert/")
+    assert response.status_code == 200
+    assert "Syntax error at line 1" in response.content.decode()
+
+
+def test_another_users_metric_and_a_wrong_version_answer_404(client, outsider, dspy_metric):
+    client.force_login(outsider)
+    assert client.get(f"/en/metrics/{dspy_metric.pk}/convert/").status_code == 404
+    assert (
+        client.post(f"/en/metrics/{dspy_metric.pk}/convert/", {"version": "2"}).status_code == 404
+    )
+    client.force_login(dspy_metric.owner)
+    assert client.get(f"/en/metrics/{dspy_metric.pk}/convert/?version=9").status_code == 404
+    assert client.get(f"/en/metrics/{dspy_metric.pk}/convert/?version=x").status_code == 404
+
+
+def test_a_failed_check_of_a_dspy_metric_offers_the_conversion(owner_client, owner, dspy_metric):
+    version = dspy_metric.latest_version
+    # The worker's sandbox, with the libraries a metric may import (dspy among them).
+    result = run_check(version.source, timeout_s=10, sandbox_config=sandbox_pool.base_config())
+    assert result.stage("load").problem == "no_score_function"
+    check = Check.objects.create(
+        owner=owner,
+        source=version.source,
+        metric_version=version,
+        status=Check.Status.FAILED,
+        result=result.to_dict(),
+    )
+    body = owner_client.get(f"/en/checks/{check.pk}/").content.decode()
+    assert 'id="convert-metric"' in body
+    assert f"/en/metrics/{dspy_metric.pk}/convert/?version=2" in body
+
+
+def test_importing_reviews_then_creates_both_versions(owner_client, owner):
+    data = {"name": "aime", "source": DSPY_METRIC, "action": "review"}
+    reviewed = owner_client.post("/en/metrics/new/import/", data)
+    body = reviewed.content.decode()
+    assert reviewed.status_code == 200 and 'id="create-imported"' in body
+    assert not Metric.objects.exists()
+    digest = body.split('name="reviewed" value="')[1].split('"')[0]
+    created = owner_client.post(
+        "/en/metrics/new/import/", {**data, "action": "create", "reviewed": digest}
+    )
+    metric = Metric.objects.get(owner=owner)
+    assert created["Location"] == f"/en/metrics/{metric.pk}/"
+    first, second = metric.versions.order_by("number")
+    assert first.source == DSPY_METRIC
+    assert "def score(input, output, expected=None):" in second.source
+
+
+def test_importing_a_source_changed_after_its_review_reviews_it_again(owner_client):
+    data = {"name": "aime", "source": DSPY_METRIC, "action": "create", "reviewed": "0" * 64}
+    response = owner_client.post("/en/metrics/new/import/", data)
+    assert response.status_code == 200 and not Metric.objects.exists()
+    assert "review it again" in response.content.decode()
+
+
+@pytest.mark.parametrize("language", ["es", "hi"])
+def test_the_conversion_pages_speak_the_readers_language(owner_client, dspy_metric, language):
+    body = owner_client.get(f"/{language}/metrics/{dspy_metric.pk}/convert/").content.decode()
+    english = ("Convert to the contract", "Save as a new version and run the check")
+    assert not any(text in body for text in english)
+    page = owner_client.get(f"/{language}/metrics/new/import/").content.decode()
+    assert "Start from a DSPy or gepa metric" not in page
