@@ -39,14 +39,13 @@ import ctypes
 import gc
 import os
 import resource
-import select
 import signal
 import socket
 import sys
 
 import skynet_child
 
-from skynet import _apart, _confine, _memory, wire
+from skynet import _apart, _confine, _memory, _serving, wire
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
@@ -173,39 +172,12 @@ def _case_child(
 
 def serve(control: socket.socket, layers: list[str], ruleset: int | None) -> None:
     children: dict[int, int] = {}  # pid -> case index
-    wake_read, wake_write = os.pipe()
-    os.set_blocking(wake_write, False)
-    signal.set_wakeup_fd(wake_write)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    while True:
-        readable, _, _ = select.select([control, wake_read], [], [])
-        if wake_read in readable:
-            os.read(wake_read, 512)
-        while children:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
-            index = children.pop(pid, None)
-            if index is None:
-                continue
-            report = {"type": "exited", "index": index, "code": None, "signal": None}
-            if os.WIFSIGNALED(status):
-                report["signal"] = os.WTERMSIG(status)
-            else:
-                report["code"] = os.waitstatus_to_exitcode(status)
-            wire.send(control, report)
-        if control not in readable:
-            continue
-        frame, fds = _recv_frame(control)
-        if frame is None:
-            return  # the worker is done with this sandbox
+
+    def handle(frame: dict, fds: list[int], wake: tuple[int, int]) -> None:
         if frame["type"] == "case" and len(fds) == _FDS_PER_CASE:
             pid = os.fork()
             if pid == 0:
-                _case_child(control, frame, fds, layers, (wake_read, wake_write), ruleset)
+                _case_child(control, frame, fds, layers, wake, ruleset)
             children[pid] = frame["index"]
         elif frame["type"] == "kill":
             for pid, index in list(children.items()):
@@ -214,8 +186,13 @@ def serve(control: socket.socket, layers: list[str], ruleset: int | None) -> Non
                         os.kill(pid, signal.SIGKILL)
                     except ProcessLookupError:
                         pass
-        for fd in fds:
-            os.close(fd)
+
+    def exited(pid: int, status: int) -> None:
+        index = children.pop(pid, None)
+        if index is not None:
+            wire.send(control, {"type": "exited", "index": index, **_serving.exit_report(status)})
+
+    _serving.serve(control, _recv_frame, handle, exited)
 
 
 def main(argv: list[str]) -> None:

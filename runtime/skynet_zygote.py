@@ -43,14 +43,13 @@ import ctypes
 import gc
 import importlib
 import os
-import select
 import signal
 import socket
 import sys
 
 import skynet_warm  # imported here once, so each check starts warm
 
-from skynet import _noexec, wire
+from skynet import _noexec, _serving, wire
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -175,11 +174,7 @@ def _spawn(zygote: socket.socket, frame: dict, fds: list[int], tmp_size: int) ->
         os.close(out_fd)
         os.close(err_fd)
         _, status = os.waitpid(pid, 0)
-        report = {"type": "sandbox_exited", "code": None, "signal": None}
-        if os.WIFSIGNALED(status):
-            report["signal"] = os.WTERMSIG(status)
-        else:
-            report["code"] = os.waitstatus_to_exitcode(status)
+        report = {"type": "sandbox_exited", **_serving.exit_report(status)}
         code = 0
         with contextlib.suppress(OSError):  # the worker closed its end first: the usual end
             wire.send(control, report)
@@ -199,33 +194,14 @@ def _recv_spawn(sock: socket.socket) -> tuple[dict | None, list[int]]:
 
 
 def serve(control: socket.socket, tmp_size: int) -> None:
-    wake_read, wake_write = os.pipe()
-    os.set_blocking(wake_write, False)
-    signal.set_wakeup_fd(wake_write)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    while True:
-        readable, _, _ = select.select([control, wake_read], [], [])
-        if wake_read in readable:
-            os.read(wake_read, 512)
-            while True:
-                try:
-                    pid, _status = os.waitpid(-1, os.WNOHANG)
-                except ChildProcessError:
-                    break
-                if pid == 0:
-                    break
-        if control not in readable:
-            continue
-        frame, fds = _recv_spawn(control)
-        if frame is None:
-            return  # the worker is done with this zygote
-        if frame.get("type") == "spawn" and len(fds) == _FDS_PER_SPAWN:
-            if os.fork() == 0:
-                os.close(wake_read)
-                os.close(wake_write)
-                _spawn(control, frame, fds, tmp_size)
-        for fd in fds:
-            os.close(fd)
+    def handle(frame: dict, fds: list[int], wake: tuple[int, int]) -> None:
+        if frame.get("type") == "spawn" and len(fds) == _FDS_PER_SPAWN and os.fork() == 0:
+            for fd in wake:
+                os.close(fd)
+            _spawn(control, frame, fds, tmp_size)
+
+    # A sandbox's init is reaped here and tells nothing: the sandbox reports its own end.
+    _serving.serve(control, _recv_spawn, handle)
 
 
 def _preload(job: dict) -> None:
