@@ -12,6 +12,7 @@ from ninja import Field, Schema
 from evaluations import presenters, selectors, sweeps
 from evaluations.models import Evaluation, EvaluationCase
 from evaluations.summary import STATUSES
+from evaluations.verdict import verdict
 
 
 class StatsOut(Schema):
@@ -78,6 +79,18 @@ class EvaluationBriefOut(Schema):
     mean: float | None = Field(description="The mean score so far (or at its end).")
 
 
+class VerdictOut(Schema):
+    code: str = Field(
+        description="running, stopped (ended early), no_cases, all_valid or cases_failed."
+    )
+    passed: bool = Field(description="It finished and every case it scored is valid.")
+    cases: int = Field(description="Cases scored.")
+    failed: int = Field(description="Of those, the cases not valid.")
+    reason: str = Field(description="Why: the problem most failed cases share, or why it stopped.")
+    headline: str = Field(description="The verdict in a few words, as the page's heading.")
+    text: str = Field(description="The verdict with its reason, in the request's language.")
+
+
 class EvaluationOut(EvaluationBriefOut):
     failure_message: str = Field(description="Why it failed, in the request's language.")
     token: str = Field(description="Changes when the live panel would: send it as `since`.")
@@ -87,6 +100,7 @@ class EvaluationOut(EvaluationBriefOut):
     finished_at: datetime.datetime | None
     progress: ProgressOut
     summary: SummaryOut | None = Field(description="Once it ended with cases: the results.")
+    verdict: VerdictOut = Field(description="Counted over every case, as the page says it.")
 
 
 class SecondOut(Schema):
@@ -211,6 +225,7 @@ def evaluation_out(evaluation: Evaluation) -> dict:
         "finished_at": evaluation.finished_at,
         "progress": progress,
         "summary": summary_out(evaluation),
+        "verdict": verdict(evaluation).as_dict(),
     }
 
 

@@ -25,6 +25,7 @@ from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
 from evaluations import downloads, presenters, selectors, services, sweeps
 from evaluations.models import Evaluation
+from evaluations.verdict import verdict
 from jobs import longpoll
 from metrics import services as metric_services
 
@@ -53,6 +54,9 @@ def _page_context(evaluation: Evaluation) -> dict:
     if evaluation.is_final:
         shown = selectors.cases_at(evaluation, presenters.shown_indexes(evaluation.summary))
         context["results"] = presenters.results(evaluation, shown)
+        failures = (evaluation.summary or {}).get("failures") or []
+        first = (failures[0].get("examples") or [None])[0] if failures else None
+        context["verdict"] = verdict(evaluation, first_failed=shown.get(first))
     return context
 
 

@@ -86,6 +86,10 @@ def test_a_metric_evaluated_from_the_playground_reads_in_english_and_hindi(
     # What the page says is what the rows hold: 11 errors (KeyError), one not a pair.
     failures = page.inner_text("#failures")
     assert "KeyError" in failures and "11" in failures
+    # The verdict above the results counts every case, in red, with the largest group's
+    # problem under it.
+    assert page.inner_text("#evaluation-verdict") == f"12 of {ROWS} cases failed"
+    assert page.locator("#evaluation-verdict .verdict.bad").count() == 1
     bars = page.locator("#scores .histogram-chart rect.chart-bar").count()
     assert bars == len(evaluation.summary["score"]["bins"])
     assert no_horizontal_scroll(page)
@@ -99,6 +103,7 @@ def test_a_metric_evaluated_from_the_playground_reads_in_english_and_hindi(
     page.goto(f"{live_server.url}/hi/evaluations/{evaluation.pk}/")
     page.wait_for_selector("#scores .histogram-chart")
     assert page.get_attribute("html", "lang") == "hi"
+    assert page.inner_text("#evaluation-verdict") == f"{ROWS} में से 12 केस विफल रहे"
     assert no_horizontal_scroll(page)
     screenshot(page, "evaluation-hi-results")
 
