@@ -9,10 +9,11 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.http import Http404
-from ninja import Field, Schema
+from ninja import Field
 
 from api.errors import ApiError
 from api.forms import cleaned
+from api.schemas import BodyIn
 from evaluations import start
 from metrics import selectors as metric_selectors
 from submissions import rules, services
@@ -21,7 +22,7 @@ from submissions.forms import SPLIT_COLUMN_CODES, ArtifactForm, DatasetForm, Met
 from submissions.models import FORM_STEPS, Draft
 
 
-class ArtifactIn(Schema):
+class ArtifactIn(BodyIn):
     kind: str = Field(description="prompt, python or dspy")
     content: str = Field(
         "", description="A prompt template's text, or the text a Python program's run() gets."
@@ -29,7 +30,7 @@ class ArtifactIn(Schema):
     program: str = Field("", description="program.py, for a Python or a DSPy program.")
 
 
-class SplitsIn(Schema):
+class SplitsIn(BodyIn):
     column: str = Field(
         "", description="A column naming each row's split (train, validation, test); else ratios."
     )
@@ -39,24 +40,24 @@ class SplitsIn(Schema):
     seed: int = Field(0, description="The same seed gives the same splits and check cases.")
 
 
-class MetricRefIn(Schema):
+class MetricRefIn(BodyIn):
     metric_id: int | None = Field(None, description="A saved metric…")
     version: int | None = Field(None, description="…this version of it (its latest when omitted)…")
     source: str | None = Field(None, description="…or a metric.py written here.")
 
 
-class ModelsIn(Schema):
+class ModelsIn(BodyIn):
     task: str = Field("", description="The model the artifact calls.")
     reflection: str = Field("", description="The model that proposes new candidates.")
     metric: str = Field("", description="The model behind llm() in metric.py; blank: reflection.")
 
 
-class BudgetIn(Schema):
+class BudgetIn(BodyIn):
     metric_calls: int = 500
     usd: Decimal | None = Field(None, description="The most the run may spend (default 5).")
 
 
-class DraftIn(Schema):
+class DraftIn(BodyIn):
     name: str = Field("", max_length=120, description="Blank: the date and time.")
     artifact: ArtifactIn
     dataset_id: int = Field(description="An uploaded dataset's id (POST /api/v1/datasets).")

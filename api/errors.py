@@ -87,6 +87,8 @@ def _problem(error: Mapping) -> tuple[str, str]:
     context = error.get("ctx") or {}
     if kind == "missing":
         return "required", str(_("This field is required."))
+    if kind == "extra_forbidden":
+        return "unknown_field", str(_("This field is not one the API takes."))
     if kind == "json_invalid":
         return "not_json", str(_("The body is not valid JSON."))
     if kind in _EXPECTED:
@@ -166,6 +168,9 @@ def install(api) -> None:
 
     @api.exception_handler(HttpError)
     def _http(request: HttpRequest, error: HttpError) -> HttpResponse:
+        # ninja wraps what the body's parser (api.strict) raised: answer that instead.
+        if isinstance(error.__cause__, ApiError):
+            return respond(error.__cause__)
         if error.status_code == 404:
             return not_found()
         if error.status_code == 413:

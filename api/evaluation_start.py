@@ -6,9 +6,10 @@ limits, rules and words."""
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from ninja import Field, Schema
+from ninja import Field
 
 from api.errors import ApiError
+from api.schemas import BodyIn
 from evaluations.start_forms import MetricEvaluateForm
 from metrics.models import Metric, MetricVersion
 from submissions.datasets import guess_roles
@@ -18,7 +19,7 @@ from submissions.models import Dataset
 NO_VERSION = 0
 
 
-class EvaluationIn(Schema):
+class EvaluationIn(BodyIn):
     metric_id: int = Field(description="Your metric whose version scores the recorded outputs.")
     version: int | None = Field(None, description="Its version number (its latest when omitted).")
     dataset_id: int = Field(description="One of your datasets (POST /datasets).")

@@ -9,11 +9,13 @@ from ninja import NinjaAPI
 
 from api import errors
 from api.auth import TokenAuth
-from api.routes import checks, datasets, evaluations, me, metrics, runs
+from api.routes import checks, datasets, evaluations, index, me, metrics, runs
+from api.strict import JsonBodies
+from api.version import API_VERSION
 
 api = NinjaAPI(
     title="Skynet metric workbench API",
-    version="1",
+    version=API_VERSION,
     description=str(
         _(
             "Check and evaluate metrics and submit optimization runs from a script or a CI "
@@ -24,8 +26,10 @@ api = NinjaAPI(
     openapi_url="/schema",
     docs_url="/docs",
     urls_namespace="api-v1",
+    parser=JsonBodies(),
 )
 errors.install(api)
+api.add_router("", index.router, tags=["index"])
 api.add_router("/me", me.router, tags=["account"])
 api.add_router("/metrics", metrics.router, tags=["metrics"])
 api.add_router("/checks", checks.router, tags=["checks"])

@@ -39,6 +39,9 @@ API_ERRORS = {
     ),
     "invalid": _("%(field)s: %(problem)s"),
     "too_large": _("The request is larger than %(limit)s."),
+    "not_json": _("The body is not JSON: %(detail)s"),
+    "unsupported_media_type": _("Send the body as application/json; this request's was %(type)s."),
+    "unknown_parameter": _("This address takes no query parameter %(name)s. It takes: %(known)s."),
     "cases_or_jsonl": _(
         "Send the cases either as cases (a list) or as cases_jsonl (a file's text), not both."
     ),

@@ -15,6 +15,7 @@ import wording
 from api.errors import ApiError
 from api.forms import cleaned
 from api.routes.metrics import CaseIn, cases_from_jsonl, cases_in
+from api.schemas import BodyIn
 from api.waiting import WAIT_MAX_S, held
 from checks import selectors, services
 from checks.models import Check
@@ -26,7 +27,7 @@ from metrics.forms import EditorForm
 router = Router()
 
 
-class CheckIn(Schema):
+class CheckIn(BodyIn):
     metric_id: int | None = Field(None, description="Check a saved version of this metric…")
     version: int | None = Field(None, description="…this version (its latest when omitted).")
     source: str | None = Field(None, description="…or this metric.py, saved nowhere.")
@@ -130,7 +131,9 @@ def check_start(request, payload: CheckIn):
             form = EditorForm(
                 {
                     "source": payload.source,
-                    "timeout_s": payload.timeout_s or 60,
+                    # 0 is refused by the form's range, as on the page; only a missing
+                    # value takes the default.
+                    "timeout_s": 60 if payload.timeout_s is None else payload.timeout_s,
                     "reflection_model": payload.reflection_model or "",
                     "metric_model": payload.metric_model or "",
                 }

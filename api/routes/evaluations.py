@@ -131,12 +131,14 @@ def case_list(
         problem=problem,
     )
     found = selectors.case_page(evaluation, filters, page, per_page)
+    # A page past the end is empty, as asked, never the last page under another number.
+    past_end = page > found.pages
     return {
-        "page": found.number,
+        "page": page,
         "pages": found.pages,
         "per_page": found.size,
         "count": found.count,
-        "cases": [case_out(case) for case in found.cases],
+        "cases": [] if past_end else [case_out(case) for case in found.cases],
     }
 
 

@@ -9,6 +9,7 @@ from ninja import Field, Router, Schema, Status
 
 from api.errors import ApiError
 from api.forms import cleaned
+from api.schemas import BodyIn
 from contract.cases import CasesError, case_from_dict, parse_cases_jsonl
 from metrics import selectors, services
 from metrics.forms import EditorForm, MetricCreateForm
@@ -17,14 +18,14 @@ from metrics.models import Metric, MetricVersion
 router = Router()
 
 
-class CaseIn(Schema):
+class CaseIn(BodyIn):
     input: dict
     output: object = None
     expected: dict | None = None
     observation: dict | None = None
 
 
-class MetricIn(Schema):
+class MetricIn(BodyIn):
     name: str = Field(max_length=120)
     starter: str = Field(
         "exact_match", description="A starter's key; ignored when source is given."
@@ -32,7 +33,7 @@ class MetricIn(Schema):
     source: str | None = Field(None, description="metric.py; version 1 of the new metric.")
 
 
-class VersionIn(Schema):
+class VersionIn(BodyIn):
     source: str
     cases: list[CaseIn] | None = Field(None, description="The three sample cases the check runs.")
     timeout_s: int | None = None

@@ -125,10 +125,24 @@ def test_an_evaluation_from_start_to_results(
     assert spanish["status_label"] != done["status_label"]
     spanish_errors = next(g for g in spanish["summary"]["failures"] if g["status"] == "error")
     assert spanish_errors["message"] != errors["message"]
+    # The verdict counts every case, in the page's words and the reader's language.
+    verdict = done["verdict"]
+    assert (verdict["code"], verdict["passed"]) == ("cases_failed", False)
+    assert (verdict["cases"], verdict["failed"]) == (ROWS, 3)
+    assert verdict["headline"] == f"3 of {ROWS} cases failed"
+    assert verdict["text"] == f"3 of {ROWS} cases failed: {errors['message']}"
+    assert spanish["verdict"]["headline"] == f"3 de {ROWS} casos fallaron"
 
     listed = api.get(f"/evaluations/{evaluation.pk}/cases?per_page=12&page=3").json()
     assert (listed["page"], listed["pages"], listed["count"]) == (3, 3, ROWS)
     assert [case["index"] for case in listed["cases"]] == list(range(24, ROWS))
+    # A page past the end is empty, as asked, and says how many pages there are.
+    past = api.get(f"/evaluations/{evaluation.pk}/cases?per_page=12&page=99").json()
+    assert (past["page"], past["pages"], past["count"], past["cases"]) == (99, 3, ROWS, [])
+    size = api.get(f"/evaluations/{evaluation.pk}/cases?size=12")
+    assert size.status_code == 422 and size.json()["field"] == "size"
+    huge = api.get(f"/evaluations/{evaluation.pk}/cases?per_page=5000")
+    assert huge.status_code == 422 and "at most 500" in huge.json()["message"]
     invalid = api.get(f"/evaluations/{evaluation.pk}/cases?status=invalid").json()
     assert [case["index"] for case in invalid["cases"]] == [5, 10, 20]
     assert invalid["count"] == 3

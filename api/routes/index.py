@@ -1,0 +1,34 @@
+"""/api/v1/: what this API is, which version, and where its schema and docs are; the one
+operation that needs no token, so a client can tell it is talking to the workbench."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from ninja import Field, Router, Schema
+
+from api.version import API_VERSION
+
+router = Router()
+
+
+class IndexOut(Schema):
+    name: str
+    version: str = Field(description="MAJOR.MINOR, as every answer's Skynet-Api-Version.")
+    schema_url: str = Field(alias="schema", description="The OpenAPI 3.1 schema.")
+    docs: str = Field(description="The browsable docs.")
+
+
+@router.get(
+    "/",
+    auth=None,
+    response=IndexOut,
+    by_alias=True,
+    summary="What this API is and where its schema is",
+)
+def api_index(request):
+    return {
+        "name": "Skynet metric workbench API",
+        "version": API_VERSION,
+        "schema": request.build_absolute_uri(reverse("api-v1:openapi-json")),
+        "docs": request.build_absolute_uri(reverse("api-v1:openapi-view")),
+    }
