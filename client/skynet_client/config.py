@@ -49,11 +49,19 @@ class Server:
 def server(url_flag: str | None, token_flag: str | None, *, need_token: bool = True) -> Server:
     stored = saved()
     url = url_flag or os.environ.get("SKYNET_URL") or stored.get("url") or DEFAULT_URL
-    token = token_flag or os.environ.get("SKYNET_TOKEN") or stored.get("token") or ""
+    # A token pasted into a CI secret often ends in a newline: it is no part of the token.
+    token = (token_flag or os.environ.get("SKYNET_TOKEN") or stored.get("token") or "").strip()
     if need_token and not token:
         raise Stop(
             USAGE,
             "No API token: pass --token, set SKYNET_TOKEN, or run `skynet login`. "
             "Create a token on the workbench's API tokens page.",
+        )
+    if not token.isascii() or not token.isprintable() or " " in token:
+        # Said without the token itself: a CI log is read by more people than its owner.
+        raise Stop(
+            USAGE,
+            "The API token holds characters no token has (spaces, control characters or "
+            "letters outside ASCII): copy it again from the workbench's API tokens page.",
         )
     return Server(url.rstrip("/"), token)

@@ -7,6 +7,9 @@ PASSED = 0
 FAILED = 1
 # A wrong command line, a file that cannot be read, the server unreachable or refusing.
 USAGE = 2
+# Ctrl+C (as a shell says of SIGINT): the watching stopped; what was watched goes on on
+# the server unless --cancel-on-interrupt was given.
+INTERRUPTED = 130
 
 
 class Stop(Exception):

@@ -1,9 +1,15 @@
 """The API over HTTP: JSON in and out, the server's errors as Stop (exit 2) with the
-server's own words, in the language asked for (--language, else LANG)."""
+server's own words, in the language asked for (--language, else LANG).
+
+Every answer of the workbench's API says its version (the Skynet-Api-Version header): an
+answer without it comes from another server (a sign-in page, another JSON service) and
+is said to be so, exit 2, never read as a failed metric; another major version exits 2
+and another minor one is warned of, once."""
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -20,9 +26,22 @@ def language() -> str:
     return code if code in ("en", "es", "hi") else "en"
 
 
+# The API version this client was written for (api/version.py on the server).
+API_VERSION = "1.1"
+VERSION_HEADER = "Skynet-Api-Version"
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
 class Api:
-    def __init__(self, server: Server, *, lang: str | None = None, timeout: float = 60.0) -> None:
+    def __init__(
+        self, server: Server, *, lang: str | None = None, timeout: float = 60.0, warn=_stderr
+    ) -> None:
         self.server = server
+        self.warn = warn
+        self.warned = False
         headers = {
             "Accept": "application/json",
             "Accept-Language": lang or language(),
@@ -45,15 +64,46 @@ class Api:
             try:
                 response = self.http.request(method, path, **kwargs)
             except httpx.HTTPError as error:
-                raise Stop(
-                    USAGE, f"Cannot reach {self.server.url}: {type(error).__name__}: {error}"
-                ) from None
+                raise self.unreachable(error) from None
+            self.recognise(response)
             if response.status_code != 429 or attempt == 3:
                 break
             time.sleep(min(30.0, float(response.headers.get("Retry-After") or 5)))
         if response.status_code >= 400:
             raise failure(response)
         return response
+
+    def unreachable(self, error: Exception) -> Stop:
+        # An error's text may quote a header it could not send: never the token.
+        said = f"{type(error).__name__}: {error}"
+        if self.server.token:
+            said = said.replace(self.server.token, "skn_…")
+        return Stop(USAGE, f"Cannot reach {self.server.url}: {said}")
+
+    def recognise(self, response: httpx.Response) -> None:
+        """Stop unless the workbench's API answered, in a version this client reads."""
+        version = response.headers.get(VERSION_HEADER)
+        if version is None:
+            kind = response.headers.get("Content-Type", "no content type").split(";")[0]
+            raise Stop(
+                USAGE,
+                f"{self.server.url} is not a Skynet workbench: it answered "
+                f"{response.status_code} {kind}. Check --url or SKYNET_URL.",
+            )
+        theirs, ours = version.split("."), API_VERSION.split(".")
+        if theirs[0] != ours[0]:
+            raise Stop(
+                USAGE,
+                f"The workbench at {self.server.url} speaks API version {version}, and this "
+                f"skynet ({__version__}) speaks {API_VERSION}: install the skynet client "
+                f"that comes with that workbench.",
+            )
+        if version != API_VERSION and not self.warned:
+            self.warned = True
+            self.warn(
+                f"The workbench speaks API version {version}, this skynet {API_VERSION}: "
+                f"it may miss what is new, or ask for what the workbench no longer has."
+            )
 
     def get(self, path: str, **kwargs) -> dict:
         return self.request("GET", path, **kwargs).json()
@@ -66,6 +116,7 @@ class Api:
         written = 0
         try:
             with self.http.stream("GET", path) as response:
+                self.recognise(response)
                 if response.status_code >= 400:
                     response.read()
                     raise failure(response)
@@ -73,9 +124,7 @@ class Api:
                     for chunk in response.iter_bytes():
                         written += handle.write(chunk)
         except httpx.HTTPError as error:
-            raise Stop(
-                USAGE, f"Cannot reach {self.server.url}: {type(error).__name__}: {error}"
-            ) from None
+            raise self.unreachable(error) from None
         except OSError as error:
             raise Stop(USAGE, f"Cannot write {target}: {error}") from None
         return written

@@ -1,8 +1,10 @@
 """`skynet`: the workbench from a terminal, a script or a CI job.
 
-Exit codes: 0 passed; 1 the metric failed its check, an evaluation fell below
---min-mean, or a run failed; 2 a usage error, a file that cannot be read, or a server
-that cannot be reached or refuses the request.
+Exit codes: 0 passed; 1 the metric failed its check, an evaluation had a case that was
+not valid (beyond --max-invalid) or fell below --min-mean, or a run failed; 2 a usage
+error, a file that cannot be read, or a server that cannot be reached, refuses the
+request or is not the workbench; 130 Ctrl+C stopped the watching (what was watched goes
+on, unless --cancel-on-interrupt).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import sys
 
 from skynet_client import __version__
 from skynet_client.commands import check, evaluate, login, run
-from skynet_client.exits import USAGE, Stop
+from skynet_client.exits import INTERRUPTED, USAGE, Stop
 from skynet_client.output import Output
 
 COMMANDS = (login, check, evaluate, run)
@@ -34,7 +36,14 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--language", choices=("en", "es", "hi"), help="the server's messages' language"
     )
-    common.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    common.add_argument(
+        "--quiet", "-q", action="store_true", help="print nothing but errors and a failure's reason"
+    )
+    common.add_argument(
+        "--cancel-on-interrupt",
+        action="store_true",
+        help="Ctrl+C cancels what is watched on the server too (else it goes on there)",
+    )
     top = Parser(
         prog="skynet",
         description=__doc__.split("\n\n")[0],
@@ -62,4 +71,4 @@ def main(argv: list[str] | None = None) -> int:
         return stop.code
     except KeyboardInterrupt:
         output.error("Interrupted.")
-        return 130
+        return INTERRUPTED

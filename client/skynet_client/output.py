@@ -26,6 +26,11 @@ class Output:
         if not self.as_json and not self.quiet:
             self.out.print(text, style=style, markup=False)
 
+    def failure(self, text: str) -> None:
+        """A failure's one line: printed even with -q, so a CI log keeps the reason."""
+        if not self.as_json:
+            self.out.print(text, style="bold red", markup=False)
+
     def note(self, text: str) -> None:
         """What happened on the way (on stderr), apart from the result (on stdout)."""
         if not self.as_json and not self.quiet:

@@ -57,7 +57,8 @@ def test_a_program_and_its_text_come_from_their_files(tmp_path):
         (lambda text: text.replace("[metric]", "[metric"), "not valid TOML"),
         (lambda text: text.replace('kind = "prompt"', 'kind = "poem"'), "artifact.kind"),
         (lambda text: text.replace('file = "capitals.jsonl"', ""), "[dataset]"),
-        (lambda text: text.replace("[models]", "[other]"), "[models]"),
+        (lambda text: text.replace("[models]", "[other]"), "unknown key other."),
+        (lambda text: text.replace("[models]", "[model]"), "Did you mean models?"),
     ],
 )
 def test_a_run_file_that_cannot_be_used_stops_with_exit_2(tmp_path, change, said):

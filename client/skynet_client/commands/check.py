@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
-from skynet_client.commands.common import api, read_text
+import argparse
+
+from skynet_client.commands.common import add_reports, api, read_text
 from skynet_client.exits import FAILED, PASSED
+from skynet_client.reports import annotations, junit, of_check, summary
 from skynet_client.waiting import wait_for_check
+
+
+def seconds(text: str) -> int:
+    """--timeout's value: whole seconds within the server's range (1 to 600)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected whole seconds, got {text!r}") from None
+    if not 1 <= value <= 600:
+        raise argparse.ArgumentTypeError(f"must lie between 1 and 600 seconds, got {value}")
+    return value
 
 
 def add(commands, common) -> None:
@@ -21,7 +35,13 @@ def add(commands, common) -> None:
     )
     parser.add_argument("--reflection-model", default="", help="a model id of the server's")
     parser.add_argument("--metric-model", default="", help="a model id of the server's")
-    parser.add_argument("--timeout", type=int, default=60, help="seconds per call (default 60)")
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=60,
+        help="seconds per call, 1 to 600 (default 60)",
+    )
+    add_reports(parser)
     parser.set_defaults(func=run)
 
 
@@ -36,9 +56,24 @@ def run(args, output) -> int:
         body["cases_jsonl"] = read_text(args.cases, "The cases file")
     with api(args) as client:
         check = client.post("/checks", body)
-        check = wait_for_check(client, check, output)
+        check = wait_for_check(client, check, output, cancel=args.cancel_on_interrupt)
     report(check, output)
+    ci_reports(check, args)
     return PASSED if check["passed"] else FAILED
+
+
+def ci_reports(check: dict, args) -> None:
+    """The JUnit file, the Markdown summary and, on GitHub Actions, the annotations."""
+    if args.junit:
+        junit.write(of_check.suite(check, args.metric), args.junit)
+    summary.write(summary.check_markdown(check, first_line(check)), args.summary)
+    if annotations.on_github() and not check["passed"]:
+        for found in of_check.annotations(check, args.metric):
+            print(annotations.command(found), flush=True)
+
+
+def first_line(check: dict) -> str:
+    return "PASSED" if check["passed"] else f"FAILED  {check['message']}"
 
 
 def report(check: dict, output) -> None:
@@ -48,9 +83,13 @@ def report(check: dict, output) -> None:
     # The verdict's words once: a pass says only PASSED, and a failed stage's words stay
     # on that stage's line; a check that ended otherwise (cancelled, lost) says why here.
     stage_words = {f"{stage['name']}: {stage['message']}" for stage in result.get("stages", [])}
-    if not check["passed"] and check["message"] not in stage_words:
-        mark = f"{mark}  {check['message']}"
-    output.line(mark, style="bold green" if check["passed"] else "bold red")
+    if check["passed"]:
+        output.line(mark, style="bold green")
+    elif output.quiet or check["message"] not in stage_words:
+        # With -q this line is all that is printed: it says why.
+        output.failure(first_line(check))
+    else:
+        output.failure(mark)
     for stage in result.get("stages", []):
         said = f": {stage['message']}" if stage.get("message") else ""
         output.line(f"  {stage['status_label']:<10} {stage['name']}{said}")
@@ -63,6 +102,9 @@ def report(check: dict, output) -> None:
         output.line(f"  #{case['number']}  " + " · ".join(parts))
         if case.get("feedback"):
             output.line(f"      feedback: {case['feedback']}")
+        if case.get("fix"):
+            # The return line that keeps the contract, built from the case's own values.
+            output.line(f"      fix: {case['fix']}")
     for hint in result.get("hints", []):
         output.line(f"  hint: {hint['message']}")
     output.line(f"  {check['page']}")

@@ -14,6 +14,22 @@ def api(args, *, need_token: bool = True) -> Api:
     return Api(config.server(args.url, args.token, need_token=need_token), lang=args.language)
 
 
+def add_reports(parser) -> None:
+    """The reports a CI system reads, for check and evaluate."""
+    parser.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="write a JUnit XML report: one testcase per stage and case, failures with "
+        "the problem, the feedback and the fix",
+    )
+    parser.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="write a Markdown summary to FILE (on GitHub Actions it is appended to "
+        "$GITHUB_STEP_SUMMARY without this)",
+    )
+
+
 def read_text(path: str, what: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")

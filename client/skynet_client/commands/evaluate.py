@@ -7,11 +7,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from skynet_client.commands.common import api, dataset_on_server, read_bytes, read_text
+from skynet_client.commands.common import add_reports, api, dataset_on_server, read_bytes, read_text
 from skynet_client.exits import FAILED, PASSED, USAGE, Stop
+from skynet_client.reports import junit, of_evaluation, summary
 from skynet_client.waiting import wait_for_evaluation
 
-ROLES = ("input", "output", "ignore")
+# A column's role as the command line says it, and as the API names it: the expected
+# value is the role the wizard calls Output.
+ROLES = {"input": "input", "expected": "output", "output": "output", "ignore": "ignore"}
 SPLITS = ("all", "train", "validation", "test")
 DOWNLOADS = (".csv", ".jsonl")
 
@@ -21,8 +24,10 @@ def column_role(text: str) -> tuple[str, str]:
     if not equals or not name:
         raise argparse.ArgumentTypeError(f"expected NAME=ROLE, got {text!r}")
     if role not in ROLES:
-        raise argparse.ArgumentTypeError(f"ROLE must be one of {', '.join(ROLES)}, got {role!r}")
-    return name, role
+        raise argparse.ArgumentTypeError(
+            f"ROLE must be one of input, expected, ignore, got {role!r}"
+        )
+    return name, ROLES[role]
 
 
 def add(commands, common) -> None:
@@ -32,8 +37,9 @@ def add(commands, common) -> None:
         help="score a dataset's recorded outputs with a metric.py",
         description="Upload DATA, save METRIC as a version of one of your metrics (a new "
         "version only when it changed), and score DATA's recorded outputs with it in the "
-        "workbench's worker. Exit 0 when it finished (and its mean is at least --min-mean), "
-        "1 when it failed, was cancelled or its mean is below --min-mean.",
+        "workbench's worker. Exit 0 when it finished with every case valid (or no more "
+        "cases not valid than --max-invalid) and a mean of at least --min-mean; 1 when a "
+        "case more failed, it has no mean, it was cancelled or it failed.",
     )
     parser.add_argument("metric", metavar="METRIC", help="the metric.py that scores")
     parser.add_argument("data", metavar="DATA", help="a CSV or JSON Lines file of recorded outputs")
@@ -55,8 +61,9 @@ def add(commands, common) -> None:
         type=column_role,
         default=[],
         metavar="NAME=ROLE",
-        help="a column's role: input, output (the expected value) or ignore; repeatable "
-        "(the server guesses the others)",
+        help="a column's role: input, expected (the reference the metric gets as "
+        "`expected`; `output` is the same) or ignore; repeatable (the server guesses the "
+        "others by their names)",
     )
     parser.add_argument(
         "--recorded", metavar="COLUMN", help="the column of recorded outputs to score"
@@ -70,11 +77,23 @@ def add(commands, common) -> None:
     parser.add_argument("--sample-seed", type=int, metavar="SEED", help="the sample's seed")
     parser.add_argument("--split", choices=SPLITS, help="only this split's rows (default: all)")
     parser.add_argument(
-        "--min-mean", type=float, metavar="X", help="exit 1 when the mean score is below X"
+        "--min-mean",
+        type=float,
+        metavar="X",
+        help="exit 1 when the mean score of the valid cases is below X",
+    )
+    parser.add_argument(
+        "--max-invalid",
+        type=max_invalid,
+        default=(0, False),
+        metavar="N|P%",
+        help="how many cases may be not valid, as a count (3) or a share of the cases "
+        "scored (5%%); default 0: any case that is not valid fails",
     )
     parser.add_argument(
         "--download", metavar="FILE", help="write every case to FILE (.csv or .jsonl)"
     )
+    add_reports(parser)
     parser.set_defaults(func=run)
 
 
@@ -86,16 +105,46 @@ def run(args, output) -> int:
     data = read_bytes(args.data, "The dataset")
     with api(args) as client:
         dataset = dataset_on_server(client, Path(args.data).name, data, output)
+        hint = expected_hint(dataset, args)
+        if hint:
+            output.note(hint)
         metric_id, version = put_metric(client, args, source)
         evaluation = client.post("/evaluations", start_body(args, metric_id, version, dataset))
-        evaluation = wait_for_evaluation(client, evaluation, output)
+        evaluation = wait_for_evaluation(
+            client, evaluation, output, cancel=args.cancel_on_interrupt
+        )
         if target is not None:
             fmt = target.suffix.lower().lstrip(".")
             client.download(f"/evaluations/{evaluation['id']}/download.{fmt}", target)
-    verdict = judge(evaluation, args.min_mean)
-    output.document({**evaluation, "verdict": verdict})
-    report(evaluation, verdict, output, target)
-    return PASSED if verdict["passed"] else FAILED
+        gate = judge(evaluation, args.min_mean, args.max_invalid)
+        if args.junit:
+            rows = of_evaluation.cases(client, evaluation)
+            junit.write(of_evaluation.suite(evaluation, rows, args.metric, args.data), args.junit)
+    output.document({**evaluation, "gate": gate})
+    report(evaluation, gate, output, target)
+    summary.write(
+        summary.evaluation_markdown(evaluation, _first_line(evaluation, gate)), args.summary
+    )
+    if hint and not gate["passed"]:
+        output.line(f"  hint: {hint}")
+    return PASSED if gate["passed"] else FAILED
+
+
+def expected_hint(dataset: dict, args) -> str:
+    """When no column will be the expected value, what to say: the metric then gets
+    `expected` None, and a metric that reads it fails on every case."""
+    roles = {column["name"]: column["role"] for column in dataset.get("columns") or ()}
+    roles.update(dict(args.column))
+    recorded = args.recorded or dataset.get("recorded_column") or ""
+    roles.pop(recorded, None)
+    if "output" in roles.values():
+        return ""
+    inputs = [name for name, role in roles.items() if role == "input"]
+    name = inputs[-1] if len(inputs) > 1 else "NAME"
+    return (
+        "No column is the expected value, so the metric gets expected=None. If a column "
+        f"holds it, name it: --column {name}=expected"
+    )
 
 
 def put_metric(client, args, source: str) -> tuple[int, int]:
@@ -135,34 +184,95 @@ def start_body(args, metric_id: int, version: int, dataset: dict) -> dict:
     return body
 
 
-def judge(evaluation: dict, min_mean: float | None) -> dict:
-    """Whether the evaluation passes: it finished, and its mean is at least min_mean."""
-    mean = (evaluation.get("summary") or {}).get("mean")
+def max_invalid(text: str) -> tuple[float, bool]:
+    """--max-invalid's value: (count, False) for "N", (share, True) for "P%"."""
+    share = text.endswith("%")
+    number = text[:-1] if share else text
+    try:
+        value = float(number) if share else int(number)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a count of cases (3) or a percentage (5%), got {text!r}"
+        ) from None
+    if share and not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"a percentage lies between 0% and 100%, got {text!r}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a count of cases is 0 or more, got {text!r}")
+    return value, share
+
+
+def allowed_invalid(limit: tuple[float, bool], cases: int) -> int:
+    """How many of `cases` may be not valid under --max-invalid."""
+    value, share = limit
+    return int(value * cases // 100) if share else int(value)
+
+
+def judge(evaluation: dict, min_mean: float | None, limit: tuple[float, bool] = (0, False)) -> dict:
+    """Whether the evaluation passes, counted over every case: it finished, no more cases
+    than --max-invalid allows are not valid, it has a mean, and the mean reaches
+    --min-mean. A mean over the valid cases alone is no pass: 4 valid cases of 10 can
+    average 1.0."""
+    summary = evaluation.get("summary") or {}
+    mean = summary.get("mean")
+    cases = summary.get("cases") or 0
+    failed = summary.get("invalid") or 0
+    allowed = allowed_invalid(limit, cases)
     if evaluation["status"] != "done":
         reason = "cancelled" if evaluation["failure"] == "cancelled" else "failed"
-    elif min_mean is not None and (mean is None or mean < min_mean):
+    elif not cases:
+        reason = "no_cases"
+    elif failed > allowed:
+        reason = "cases_failed"
+    elif mean is None:
+        reason = "no_mean"
+    elif min_mean is not None and mean < min_mean:
         reason = "below_min_mean"
     else:
-        reason = "done"
-    return {"passed": reason == "done", "reason": reason, "mean": mean, "min_mean": min_mean}
+        reason = "passed"
+    return {
+        "passed": reason == "passed",
+        "reason": reason,
+        "mean": mean,
+        "min_mean": min_mean,
+        "cases": cases,
+        "failed": failed,
+        "max_invalid": allowed,
+    }
 
 
 def _number(value: float | None) -> str:
     return "none" if value is None else f"{value:.4g}"
 
 
-def report(evaluation: dict, verdict: dict, output, target: Path | None) -> None:
-    reason = verdict["reason"]
-    if reason == "done":
-        output.line(f"DONE  mean {_number(verdict['mean'])}", style="bold green")
-    elif reason == "below_min_mean":
-        output.line(
-            f"BELOW  mean {_number(verdict['mean'])} is below --min-mean "
-            f"{_number(verdict['min_mean'])}",
-            style="bold red",
+def _first_line(evaluation: dict, gate: dict) -> str:
+    """The verdict and its reason on one line: what -q still prints on a failure."""
+    reason = gate["reason"]
+    said = (evaluation.get("verdict") or {}).get("text") or evaluation.get("failure_message")
+    if reason == "passed":
+        line = f"PASSED  mean {_number(gate['mean'])} · {said}"
+        return f"{line} (--max-invalid allows {gate['max_invalid']})" if gate["failed"] else line
+    if reason == "below_min_mean":
+        line = (
+            f"FAILED  mean {_number(gate['mean'])} is below --min-mean {_number(gate['min_mean'])}"
         )
+        score = (evaluation.get("summary") or {}).get("score") or {}
+        top = score.get("max")
+        if top is not None and gate["min_mean"] > top:
+            line += f" (no valid case scored above {_number(top)})"
+        return line
+    if reason == "no_mean":
+        return f"FAILED  no valid case has a score, so there is no mean · {said}"
+    if reason == "cases_failed" and gate["max_invalid"]:
+        return f"FAILED  {said} (--max-invalid allows {gate['max_invalid']})"
+    return f"FAILED  {said}"
+
+
+def report(evaluation: dict, gate: dict, output, target: Path | None) -> None:
+    first = _first_line(evaluation, gate)
+    if gate["passed"]:
+        output.line(first, style="bold green")
     else:
-        output.line(f"{reason.upper()}  {evaluation['failure_message']}", style="bold red")
+        output.failure(first)
     summary = evaluation.get("summary")
     if summary:
         # How the cases that were not valid ended (valid ones are counted already).
@@ -177,6 +287,8 @@ def report(evaluation: dict, verdict: dict, output, target: Path | None) -> None
             output.line(f"  {name}: mean {_number(stats['mean'])} over {stats['n']}")
         for group in summary["failures"]:
             output.line(f"  {group['count']} × {group['status']}: {group['message']}")
+            if group.get("fix"):
+                output.line(f"      fix: {group['fix']}")
     if target is not None:
         output.line(f"  cases written to {target}")
     output.line(f"  {evaluation['page']}")

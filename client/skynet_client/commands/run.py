@@ -122,7 +122,7 @@ def run_submit(args, output) -> int:
         draft = client.post("/runs/drafts", body)
         output.line(f"Draft {draft['id']}: {client.server.url}{draft['url']}")
         check = client.post(f"/runs/drafts/{draft['id']}/check")
-        check = wait_for_check(client, check, output)
+        check = wait_for_check(client, check, output, cancel=args.cancel_on_interrupt)
         if not check["passed"]:
             check_command.report(check, output)
             return FAILED
@@ -134,25 +134,22 @@ def run_submit(args, output) -> int:
             output.document(run)
             return PASSED
         output.line(WATCH_NOTE)
-        return _watched(client, run, output)
+        return _watched(client, run, output, args.cancel_on_interrupt)
 
 
 # -- watch -----------------------------------------------------------------------------
 
 
-def _watched(client, run: dict, output) -> int:
-    try:
-        run = follow_run(client, run, output)
-    except KeyboardInterrupt:
-        output.error(f"Stopped watching. Run {run['id']} goes on: {client.server.url}{run['url']}")
-        return 130
+def _watched(client, run: dict, output, cancel: bool) -> int:
+    run = follow_run(client, run, output, cancel=cancel)
     report(run, output)
     return PASSED if run["status"] == "finished" else FAILED
 
 
 def run_watch(args, output) -> int:
     with api(args) as client:
-        return _watched(client, client.get(f"/runs/{args.run_id}"), output)
+        run = client.get(f"/runs/{args.run_id}")
+        return _watched(client, run, output, args.cancel_on_interrupt)
 
 
 def report(run: dict, output) -> None:

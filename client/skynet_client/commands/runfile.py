@@ -5,6 +5,7 @@ files and says which key is missing or of the wrong kind."""
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,33 @@ from skynet_client.commands.common import read_bytes, read_text
 from skynet_client.exits import USAGE, Stop
 
 KINDS = ("prompt", "python", "dspy")
+
+# Every key a run file may hold, by table ("" is the top level). A key not here is an
+# error naming the nearest known one: a typo must not pass for a default.
+KEYS = {
+    "": ("name", "engine", "artifact", "dataset", "splits", "metric", "models", "budget"),
+    "artifact": ("kind", "file", "text_file", "text"),
+    "dataset": ("file", "id", "roles", "types"),
+    "splits": ("train_percent", "validation_percent", "test_percent", "seed", "column"),
+    "metric": ("file", "id", "version"),
+    "models": ("task", "reflection", "metric"),
+    "budget": ("metric_calls", "usd"),
+}
+
+
+def unknown_keys(data: dict, known: dict[str, tuple[str, ...]], what: str) -> None:
+    """Stop at the first key of `data` that `known` does not list, naming the nearest."""
+    for table, names in known.items():
+        values = data if not table else data.get(table)
+        if not isinstance(values, dict):
+            continue
+        for key in values:
+            if key in names:
+                continue
+            where = f"[{table}] " if table else ""
+            near = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+            hint = f" Did you mean {near[0]}?" if near else f" Known: {', '.join(names)}."
+            raise Stop(USAGE, f"{what} has an unknown key {where}{key}.{hint}")
 
 
 @dataclass
@@ -77,6 +105,7 @@ def read(path: str) -> RunFile:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise Stop(USAGE, f"The run file {path} is not valid TOML: {error}") from None
+    unknown_keys(data, KEYS, f"The run file {path}")
     base = source.parent
     dataset = _table(data, "dataset")
     if ("file" in dataset) == ("id" in dataset):
