@@ -68,9 +68,15 @@ def test_the_page_has_a_github_and_a_gitlab_job_that_parse():
     for runs in (commands_of(github), commands_of(gitlab)):
         assert runs[0].startswith("pip install ./")
         assert runs[1:] == [
-            "skynet check metric.py --cases cases.jsonl",
-            "skynet evaluate metric.py data.jsonl --min-mean 0.8",
+            "skynet check metric.py --cases cases.jsonl --junit check.xml",
+            "skynet evaluate metric.py outputs.jsonl --column capital=expected --min-mean 0.8"
+            " --junit evaluation.xml",
         ]
+    # Both keep the JUnit reports, whether the steps passed or not.
+    (job,) = github["jobs"].values()
+    keep = job["steps"][-1]
+    assert keep["if"] == "always()" and keep["with"]["path"] == "*.xml"
+    assert gitlab["metric"]["artifacts"] == {"when": "always", "reports": {"junit": "*.xml"}}
 
 
 @pytest.mark.parametrize("language", [code for code in pages.LANGUAGES if code != "en"])

@@ -1,0 +1,62 @@
+"""The commands of the docs' "Check metrics from CI" page and of the README run as
+written, in a folder holding `client/examples/`, against the live server, the real worker
+and Redis: each exits 0, and the JUnit reports the CI jobs keep are there and valid."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from docs_site import pages
+from tests.client.test_client_reports import SCHEMA
+from tests.docs.test_docs_ci import commands_of, fences, skynet_lines
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "client" / "examples"
+
+
+def page_commands() -> list[list[str]]:
+    """The page's check and evaluate lines (its shell blocks and CI jobs), each once."""
+    seen, found = set(), []
+    for words in skynet_lines("en"):
+        if words[1] in ("check", "evaluate") and tuple(words) not in seen:
+            seen.add(tuple(words))
+            found.append(words)
+    return found
+
+
+def test_the_pages_ci_commands_run_as_written_on_the_examples(cli, celery_worker_process, tmp_path):
+    for example in EXAMPLES.iterdir():
+        shutil.copy(example, tmp_path / example.name)
+    commands = page_commands()
+    assert {words[1] for words in commands} == {"check", "evaluate"}
+    # The GitHub job's own lines are among them.
+    github = commands_of(yaml.safe_load(fences("en", "yaml")[0]))
+    assert {line for line in github if line.startswith("skynet ")} <= {
+        shlex.join(words) for words in commands
+    }
+    for words in commands:
+        done = cli(*words[1:])
+        assert done.returncode == 0, (words, done.stdout, done.stderr)
+        assert "/checks/" in done.stdout or "/evaluations/" in done.stdout
+    for report in ("check.xml", "evaluation.xml"):
+        SCHEMA.validate(str(tmp_path / report))
+    readme = (pages.DOCS_DIR.parent / "README.md").read_text(encoding="utf-8")
+    assert "skynet evaluate metric.py outputs.jsonl --column capital=expected" in readme
+
+
+def test_without_the_column_the_command_says_which_one_to_name(
+    cli, celery_worker_process, tmp_path
+):
+    for example in EXAMPLES.iterdir():
+        shutil.copy(example, tmp_path / example.name)
+    done = cli("evaluate", "metric.py", "outputs.jsonl")
+    assert done.returncode == 1
+    hint = "No column is the expected value, so the metric gets expected=None."
+    assert hint in done.stderr and "--column capital=expected" in done.stderr
+    assert "  hint: " + hint in done.stdout
