@@ -5,14 +5,14 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages as flash
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from api import tokens
+from api import client_wheel, tokens
 from api.models import ApiToken
 
 EXPIRIES = [
@@ -65,7 +65,12 @@ def token_list(request: HttpRequest) -> HttpResponse:
                 days=None if expires == "never" else int(expires),
             )
             form = TokenForm()
-    context = {"form": form, "shown": shown, "tokens": tokens.tokens_for_user(request.user)}
+    context = {
+        "form": form,
+        "shown": shown,
+        "tokens": tokens.tokens_for_user(request.user),
+        "install_line": client_install_line(request),
+    }
     status = 422 if request.method == "POST" and shown is None else 200
     return render(request, "api/tokens.html", context, status=status)
 
@@ -77,3 +82,21 @@ def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
     tokens.token_revoke(row)
     flash.success(request, _("Token “%(name)s” revoked.") % {"name": row.name})
     return redirect("api:tokens")
+
+
+@require_http_methods(["GET", "HEAD"])
+def client_download(request: HttpRequest, filename: str) -> FileResponse:
+    """The command line's wheel, for `pip install <this address>`: anyone may fetch it
+    (it is the same client as the source's), only under its current name."""
+    wheel = client_wheel.current()
+    if filename != wheel.name:
+        raise Http404
+    response = FileResponse(wheel.path.open("rb"), content_type="application/octet-stream")
+    response["Content-Disposition"] = f'attachment; filename="{wheel.name}"'
+    return response
+
+
+def client_install_line(request: HttpRequest) -> str:
+    """The line that installs this workbench's own client."""
+    wheel = client_wheel.current()
+    return f"pip install {request.build_absolute_uri(f'/client/{wheel.name}')}"

@@ -5,6 +5,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from api.site import api
+from api.views import client_download
 from skynet_web import health, language
 
 urlpatterns = [
@@ -15,6 +16,8 @@ urlpatterns = [
     path("docs/", include("docs_site.urls")),
     # The JSON API: no language prefix (its language is the Accept-Language header).
     path("api/v1/", api.urls),
+    # The command line's wheel (api/client_wheel.py), for `pip install <address>`.
+    path("client/<str:filename>", client_download, name="client_download"),
 ]
 
 urlpatterns += i18n_patterns(

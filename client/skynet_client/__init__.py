@@ -1,3 +1,3 @@
 """The `skynet` command line, a client of the workbench's JSON API."""
 
-__version__ = "1.0.0"
+__version__ = "1.1.0"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
 
 import httpx
 
@@ -95,15 +94,22 @@ class Api:
             raise Stop(
                 USAGE,
                 f"The workbench at {self.server.url} speaks API version {version}, and this "
-                f"skynet ({__version__}) speaks {API_VERSION}: install the skynet client "
-                f"that comes with that workbench.",
+                f"skynet ({__version__}) speaks {API_VERSION}. {self.install_hint()}",
             )
         if version != API_VERSION and not self.warned:
             self.warned = True
             self.warn(
-                f"The workbench speaks API version {version}, this skynet {API_VERSION}: "
-                f"it may miss what is new, or ask for what the workbench no longer has."
+                f"The workbench speaks API version {version}, this skynet {API_VERSION}: it "
+                f"may miss what is new. {self.install_hint()}"
             )
+
+    def install_hint(self) -> str:
+        """How to install the client the workbench serves (its index says where)."""
+        try:
+            wheel = self.http.get("/").json()["client"]["wheel"]
+        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+            return "Install the skynet client that comes with that workbench."
+        return f"Install the client that comes with it: pip install {wheel}"
 
     def get(self, path: str, **kwargs) -> dict:
         return self.request("GET", path, **kwargs).json()

@@ -1,11 +1,14 @@
 """The commands of the docs' "Check metrics from CI" page and of the README run as
 written, in a folder holding `client/examples/`, against the live server, the real worker
-and Redis: each exits 0, and the JUnit reports the CI jobs keep are there and valid."""
+and Redis: the client installed from the workbench's own wheel by the jobs' pip line, then
+each command exits 0, and the JUnit reports the CI jobs keep are there and valid."""
 
 from __future__ import annotations
 
 import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,8 +43,25 @@ def test_the_pages_ci_commands_run_as_written_on_the_examples(cli, celery_worker
     assert {line for line in github if line.startswith("skynet ")} <= {
         shlex.join(words) for words in commands
     }
+    # The jobs' first line installs the workbench's own client; those are the commands run.
+    (install,) = {line for line in github if line.startswith("pip install ")}
+    site = tmp_path / "site"
+    pip = install.replace(
+        "pip install", f"{sys.executable} -m pip install --no-deps --target {site}"
+    )
+    installed = subprocess.run(
+        pip, shell=True, env=cli.env(), capture_output=True, text=True, timeout=120
+    )
+    assert installed.returncode == 0, installed.stderr
+    where = subprocess.run(
+        [sys.executable, "-c", "import skynet_client; print(skynet_client.__file__)"],
+        env=cli.env(PYTHONPATH=str(site)),
+        capture_output=True,
+        text=True,
+    )
+    assert where.stdout.startswith(str(site)), where.stdout
     for words in commands:
-        done = cli(*words[1:])
+        done = cli(*words[1:], PYTHONPATH=str(site))
         assert done.returncode == 0, (words, done.stdout, done.stderr)
         assert "/checks/" in done.stdout or "/evaluations/" in done.stdout
     for report in ("check.xml", "evaluation.xml"):

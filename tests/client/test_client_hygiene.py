@@ -104,6 +104,8 @@ def test_another_major_version_exits_2_and_another_minor_warns(
     done = cli("check", "metric.py")
     assert done.returncode == 2
     assert "speaks API version 2.0" in done.stderr and "Traceback" not in done.stderr
+    # With the line that installs the client the workbench serves.
+    assert f"pip install {cli.url}/client/skynet_client-" in done.stderr
     monkeypatch.setattr("api.middleware.API_VERSION", "1.99")
     done = cli("check", "metric.py")
     assert done.returncode == 0, done.stderr

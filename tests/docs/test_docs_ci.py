@@ -14,9 +14,11 @@ import pytest
 import yaml
 from markdown_it import MarkdownIt
 
+import skynet_client
 from docs_site import pages
 
 SLUG = "guides/from-ci"
+WHEEL = f"skynet_client-{skynet_client.__version__}-py3-none-any.whl"
 # `skynet run` has commands of its own (submit, watch, download).
 GROUPS = ("run",)
 
@@ -66,7 +68,8 @@ def test_the_page_has_a_github_and_a_gitlab_job_that_parse():
         "SKYNET_TOKEN": "${{ secrets.SKYNET_TOKEN }}",
     }
     for runs in (commands_of(github), commands_of(gitlab)):
-        assert runs[0].startswith("pip install ./")
+        # The client the workbench serves, of the version client/ holds.
+        assert runs[0] == f'pip install "$SKYNET_URL/client/{WHEEL}"'
         assert runs[1:] == [
             "skynet check metric.py --cases cases.jsonl --junit check.xml",
             "skynet evaluate metric.py outputs.jsonl --column capital=expected --min-mean 0.8"
