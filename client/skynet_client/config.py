@@ -46,9 +46,19 @@ class Server:
     token: str
 
 
-def server(url_flag: str | None, token_flag: str | None, *, need_token: bool = True) -> Server:
+def server(
+    url_flag: str | None,
+    token_flag: str | None,
+    *,
+    need_token: bool = True,
+    project_url: str | None = None,
+) -> Server:
+    """The flag, else the environment, else skynet.toml's [server] url, else what `skynet
+    login` saved, else the local workbench."""
     stored = saved()
-    url = url_flag or os.environ.get("SKYNET_URL") or stored.get("url") or DEFAULT_URL
+    url = (
+        url_flag or os.environ.get("SKYNET_URL") or project_url or stored.get("url") or DEFAULT_URL
+    )
     # A token pasted into a CI secret often ends in a newline: it is no part of the token.
     token = (token_flag or os.environ.get("SKYNET_TOKEN") or stored.get("token") or "").strip()
     if need_token and not token:

@@ -13,11 +13,11 @@ import argparse
 import sys
 
 from skynet_client import __version__
-from skynet_client.commands import check, evaluate, login, run
+from skynet_client.commands import check, evaluate, init, login, run
 from skynet_client.exits import INTERRUPTED, USAGE, Stop
 from skynet_client.output import Output
 
-COMMANDS = (login, check, evaluate, run)
+COMMANDS = (login, init, check, evaluate, run)
 
 
 class Parser(argparse.ArgumentParser):

@@ -24,9 +24,12 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "client" / "examples"
 
 
 def page_commands() -> list[list[str]]:
-    """The page's check and evaluate lines (its shell blocks and CI jobs), each once."""
+    """The page's check and evaluate lines (its shell blocks and CI jobs), each once, but
+    those that read skynet.toml (run after the page's `skynet init`, below)."""
     seen, found = set(), []
     for words in skynet_lines("en"):
+        if len(words) == 2:
+            continue
         if words[1] in ("check", "evaluate") and tuple(words) not in seen:
             seen.add(tuple(words))
             found.append(words)
@@ -80,3 +83,18 @@ def test_without_the_column_the_command_says_which_one_to_name(
     hint = "No column is the expected value, so the metric gets expected=None."
     assert hint in done.stderr and "--column capital=expected" in done.stderr
     assert "  hint: " + hint in done.stdout
+
+
+def test_the_pages_project_file_lines_run_as_written(cli, celery_worker_process, tmp_path):
+    """The shell block with `skynet init`, line by line, in a folder with the metric and
+    the recorded outputs only: init writes skynet.toml and cases.jsonl, and check and
+    evaluate then need no flags."""
+    for name in ("metric.py", "outputs.jsonl"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    (block,) = [b for b in fences("en", "sh") if "skynet init" in b]
+    lines = [shlex.split(line) for line in block.splitlines() if line.startswith("skynet ")]
+    assert [words[1] for words in lines] == ["init", "check", "evaluate"]
+    for words in lines:
+        done = cli(*words[1:])
+        assert done.returncode == 0, (words, done.stdout, done.stderr)
+    assert (tmp_path / "skynet.toml").exists() and (tmp_path / "cases.jsonl").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from skynet_client import project
 from skynet_client.commands.common import add_reports, api, read_text
 from skynet_client.exits import FAILED, PASSED
 from skynet_client.reports import annotations, junit, of_check, summary
@@ -29,7 +30,9 @@ def add(commands, common) -> None:
         description="Run the 3-case contract check on METRIC in the workbench's worker and "
         "print its stages, cases and hints. Exit 0 when it passed, 1 when it failed.",
     )
-    parser.add_argument("metric", metavar="METRIC", help="the metric.py to check")
+    parser.add_argument(
+        "metric", metavar="METRIC", nargs="?", help="the metric.py to check (else skynet.toml's)"
+    )
     parser.add_argument(
         "--cases", metavar="FILE", help="three sample cases as JSON Lines (else the defaults)"
     )
@@ -38,14 +41,16 @@ def add(commands, common) -> None:
     parser.add_argument(
         "--timeout",
         type=seconds,
-        default=60,
         help="seconds per call, 1 to 600 (default 60)",
     )
     add_reports(parser)
+    project.add_option(parser)
     parser.set_defaults(func=run)
 
 
 def run(args, output) -> int:
+    project.apply_check(args, project.load(args), seconds)
+    project.require(args, "metric")
     body = {
         "source": read_text(args.metric, "metric.py"),
         "timeout_s": args.timeout,

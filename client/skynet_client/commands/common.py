@@ -11,7 +11,13 @@ from skynet_client.http import Api
 
 
 def api(args, *, need_token: bool = True) -> Api:
-    return Api(config.server(args.url, args.token, need_token=need_token), lang=args.language)
+    server = config.server(
+        args.url,
+        args.token,
+        need_token=need_token,
+        project_url=getattr(args, "project_url", None),
+    )
+    return Api(server, lang=args.language)
 
 
 def add_reports(parser) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from skynet_client import project
 from skynet_client.commands.common import add_reports, api, dataset_on_server, read_bytes, read_text
 from skynet_client.exits import FAILED, PASSED, USAGE, Stop
 from skynet_client.reports import junit, of_evaluation, summary
@@ -41,8 +42,15 @@ def add(commands, common) -> None:
         "cases not valid than --max-invalid) and a mean of at least --min-mean; 1 when a "
         "case more failed, it has no mean, it was cancelled or it failed.",
     )
-    parser.add_argument("metric", metavar="METRIC", help="the metric.py that scores")
-    parser.add_argument("data", metavar="DATA", help="a CSV or JSON Lines file of recorded outputs")
+    parser.add_argument(
+        "metric", metavar="METRIC", nargs="?", help="the metric.py that scores (else skynet.toml's)"
+    )
+    parser.add_argument(
+        "data",
+        metavar="DATA",
+        nargs="?",
+        help="a CSV or JSON Lines file of recorded outputs (else skynet.toml's)",
+    )
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
         "--metric",
@@ -85,7 +93,6 @@ def add(commands, common) -> None:
     parser.add_argument(
         "--max-invalid",
         type=max_invalid,
-        default=(0, False),
         metavar="N|P%",
         help="how many cases may be not valid, as a count (3) or a share of the cases "
         "scored (5%%); default 0: any case that is not valid fails",
@@ -94,10 +101,15 @@ def add(commands, common) -> None:
         "--download", metavar="FILE", help="write every case to FILE (.csv or .jsonl)"
     )
     add_reports(parser)
+    project.add_option(parser)
     parser.set_defaults(func=run)
 
 
 def run(args, output) -> int:
+    project.apply_evaluate(
+        args, project.load(args), column_role=column_role, max_invalid=max_invalid, splits=SPLITS
+    )
+    project.require(args, "metric", "data")
     target = Path(args.download) if args.download else None
     if target is not None and target.suffix.lower() not in DOWNLOADS:
         raise Stop(USAGE, f"--download must name a .csv or .jsonl file, not {args.download}")

@@ -5,13 +5,13 @@ files and says which key is missing or of the wrong kind."""
 
 from __future__ import annotations
 
-import difflib
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from skynet_client.commands.common import read_bytes, read_text
 from skynet_client.exits import USAGE, Stop
+from skynet_client.keys import unknown_keys
 
 KINDS = ("prompt", "python", "dspy")
 
@@ -26,21 +26,6 @@ KEYS = {
     "models": ("task", "reflection", "metric"),
     "budget": ("metric_calls", "usd"),
 }
-
-
-def unknown_keys(data: dict, known: dict[str, tuple[str, ...]], what: str) -> None:
-    """Stop at the first key of `data` that `known` does not list, naming the nearest."""
-    for table, names in known.items():
-        values = data if not table else data.get(table)
-        if not isinstance(values, dict):
-            continue
-        for key in values:
-            if key in names:
-                continue
-            where = f"[{table}] " if table else ""
-            near = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
-            hint = f" Did you mean {near[0]}?" if near else f" Known: {', '.join(names)}."
-            raise Stop(USAGE, f"{what} has an unknown key {where}{key}.{hint}")
 
 
 @dataclass
