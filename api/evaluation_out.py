@@ -12,7 +12,7 @@ from ninja import Field, Schema
 from evaluations import presenters, selectors, sweeps
 from evaluations.models import Evaluation, EvaluationCase
 from evaluations.summary import STATUSES
-from evaluations.verdict import verdict
+from evaluations.verdict import passed, verdict
 
 
 class StatsOut(Schema):
@@ -77,6 +77,12 @@ class EvaluationBriefOut(Schema):
     created_at: datetime.datetime
     url: str = Field(description="The evaluation's own page.")
     mean: float | None = Field(description="The mean score so far (or at its end).")
+    passed: bool = Field(description="It finished and every case it scored is valid.")
+    settings: dict = Field(
+        description="What it scored: the column roles and types, the recorded column, the "
+        "rows' selection and the second scoring. Two evaluations of one dataset with the "
+        "same settings scored the same cases."
+    )
 
 
 class VerdictOut(Schema):
@@ -247,6 +253,14 @@ def evaluation_brief(evaluation: Evaluation, progress: dict | None = None) -> di
         "created_at": evaluation.created_at,
         "url": reverse("evaluations:detail", args=[evaluation.pk]),
         "mean": (progress or _progress(evaluation))["mean"],
+        "passed": passed(evaluation),
+        "settings": {
+            "roles": evaluation.roles,
+            "column_types": evaluation.column_types,
+            "recorded_column": evaluation.recorded_column,
+            "selection": evaluation.selection,
+            "second": evaluation.second,
+        },
     }
 
 

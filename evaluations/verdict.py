@@ -68,6 +68,15 @@ def _first_failed(evaluation: Evaluation, failures: list[Mapping]) -> Evaluation
     return EvaluationCase.objects.filter(evaluation=evaluation, index=examples[0]).first()
 
 
+def passed(evaluation: Evaluation) -> bool:
+    """Whether the verdict is a pass, from the row alone (no case is read)."""
+    if evaluation.status != Evaluation.Status.DONE:
+        return False
+    summary = evaluation.summary or {}
+    cases = summary.get("cases") or 0
+    return bool(cases) and (summary.get("counts") or {}).get("valid") == cases
+
+
 def verdict(evaluation: Evaluation, *, first_failed: EvaluationCase | None = None) -> Verdict:
     """The verdict of `evaluation` as it stands. `first_failed` is the first example of its
     largest failure group when the caller read it already (else it is read here)."""

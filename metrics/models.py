@@ -52,3 +52,23 @@ class MetricVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.metric} v{self.number}"
+
+
+class VersionLabel(models.Model):
+    """A name a metric's version carries (a commit, a branch, "prod"), so a CI job can
+    compare with "the version main was at" (`skynet evaluate --baseline main`). A name
+    points at one version of its metric: saving another version with it moves it there."""
+
+    metric = models.ForeignKey(Metric, on_delete=models.CASCADE, related_name="labels")
+    version = models.ForeignKey(MetricVersion, on_delete=models.CASCADE, related_name="labels")
+    name = models.CharField(max_length=100)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["metric", "name"], name="unique_label_per_metric")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} → {self.version}"

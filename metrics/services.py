@@ -3,6 +3,8 @@ starting a check of a saved version on the metric's own cases."""
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -11,7 +13,7 @@ from django.db.models import Max
 from checks import services as check_services
 from checks.models import Check
 from contract.cases import DEFAULT_CASES
-from metrics.models import Metric, MetricVersion
+from metrics.models import Metric, MetricVersion, VersionLabel
 from metrics.starters import STARTERS
 
 
@@ -140,3 +142,30 @@ def metric_import(*, owner: AbstractBaseUser, name: str, source: str, converted:
     if converted != source:
         MetricVersion.objects.create(metric=metric, number=2, source=converted)
     return metric
+
+
+# A label: what a branch, a tag or a commit is called (letters, digits, . _ / - and +).
+LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]{0,99}")
+MAX_LABELS = 10
+
+
+class LabelRefused(ValueError):
+    def __init__(self, code: str, params: dict) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+def version_label(version: MetricVersion, names: list[str]) -> list[str]:
+    """Point each of `names` at `version` (moving it from another version of the metric);
+    the version's labels after. LabelRefused names one that cannot be a label."""
+    if len(names) > MAX_LABELS:
+        raise LabelRefused("too_many_labels", {"max": MAX_LABELS})
+    for name in names:
+        if not LABEL.fullmatch(name):
+            raise LabelRefused("bad_label", {"label": name[:100]})
+    for name in dict.fromkeys(names):
+        VersionLabel.objects.update_or_create(
+            metric_id=version.metric_id, name=name, defaults={"version": version}
+        )
+    return list(version.labels.values_list("name", flat=True))

@@ -194,7 +194,10 @@ def version_list(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "metrics/versions.html",
-        {"metric": metric, "versions": selectors.versions_with_verdicts(metric)},
+        {
+            "metric": metric,
+            "versions": selectors.versions_with_verdicts(metric).prefetch_related("labels"),
+        },
     )
 
 

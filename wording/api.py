@@ -40,6 +40,10 @@ API_ERRORS = {
     "invalid": _("%(field)s: %(problem)s"),
     "too_large": _("The request is larger than %(limit)s."),
     "not_json": _("The body is not JSON: %(detail)s"),
+    "bad_label": _(
+        "“%(label)s” cannot be a label: use letters, digits and . _ / + - (at most 100)."
+    ),
+    "too_many_labels": _("A version may be given at most %(max)s labels at once."),
     "unsupported_media_type": _("Send the body as application/json; this request's was %(type)s."),
     "unknown_parameter": _("This address takes no query parameter %(name)s. It takes: %(known)s."),
     "cases_or_jsonl": _(

@@ -56,8 +56,19 @@ LIST_LIMIT = 200
 
 
 @router.get("", response=list[EvaluationBriefOut], summary="List your evaluations, newest first")
-def evaluation_list(request):
+def evaluation_list(
+    request,
+    metric_id: int | None = Query(None, ge=1, description="Only this metric's evaluations."),
+    version: int | None = Query(None, ge=1, description="Only its version of this number."),
+    dataset_id: int | None = Query(None, ge=1, description="Only those of this dataset."),
+):
     found = selectors.evaluations_for_user(request.user).select_related("metric_version")
+    if metric_id is not None:
+        found = found.filter(metric_version__metric_id=metric_id)
+    if version is not None:
+        found = found.filter(metric_version__number=version)
+    if dataset_id is not None:
+        found = found.filter(dataset_id=dataset_id)
     return [evaluation_brief(evaluation) for evaluation in found[:LIST_LIMIT]]
 
 

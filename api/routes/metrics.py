@@ -35,6 +35,11 @@ class MetricIn(BodyIn):
 
 class VersionIn(BodyIn):
     source: str
+    labels: list[str] = Field(
+        default_factory=list,
+        description="Names for this version (a commit, a branch): each moves here from "
+        "another version of the metric that had it.",
+    )
     cases: list[CaseIn] | None = Field(None, description="The three sample cases the check runs.")
     timeout_s: int | None = None
     reflection_model: str | None = None
@@ -45,12 +50,14 @@ class VersionOut(Schema):
     number: int
     created_at: datetime.datetime
     verdict: str | None = Field(None, description="The status of its latest check.")
+    labels: list[str] = Field(default_factory=list, description="The names it carries.")
 
 
 class VersionSourceOut(Schema):
     number: int
     created_at: datetime.datetime
     source: str
+    labels: list[str] = Field(default_factory=list, description="The names it carries.")
     created: bool | None = Field(None, description="On a save: whether this save made it.")
 
 
@@ -88,6 +95,7 @@ def version_out(version: MetricVersion, created: bool | None = None) -> dict:
         "number": version.number,
         "created_at": version.created_at,
         "source": version.source,
+        "labels": list(version.labels.values_list("name", flat=True)),
         "created": created,
     }
 
@@ -159,8 +167,16 @@ def metric_detail(request, metric_id: int):
 @router.get("/{metric_id}/versions", response=list[VersionOut], summary="List a metric's versions")
 def version_list(request, metric_id: int):
     metric = selectors.get_metric_for_user(request.user, metric_id)
+    labels: dict[int, list[str]] = {}
+    for version_id, name in metric.labels.values_list("version_id", "name"):
+        labels.setdefault(version_id, []).append(name)
     return [
-        {"number": v.number, "created_at": v.created_at, "verdict": v.verdict}
+        {
+            "number": v.number,
+            "created_at": v.created_at,
+            "verdict": v.verdict,
+            "labels": labels.get(v.pk, []),
+        }
         for v in selectors.versions_with_verdicts(metric)
     ]
 
@@ -196,6 +212,10 @@ def version_save(request, metric_id: int, payload: VersionIn):
             reflection_model=data["reflection_model"],
             metric_model=data["metric_model"],
         )
+        try:
+            services.version_label(version, payload.labels)
+        except services.LabelRefused as refused:
+            raise ApiError(422, refused.code, params=refused.params, field="labels") from None
     return Status(201 if created else 200, version_out(version, created))
 
 

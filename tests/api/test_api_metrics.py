@@ -107,3 +107,23 @@ def test_another_users_metric_is_not_found_for_every_route(api, outsider_api):
     assert saved.status_code == 404
     assert outsider_api.get("/metrics").json() == []
     assert api.get(f"/metrics/{metric['id']}/versions/9").status_code == 404
+
+
+def test_labels_name_a_version_and_move_to_the_newest_that_takes_them(api, owner_client):
+    metric = api.post("/metrics", {"name": "m", "source": SOURCE}).json()
+    path = f"/metrics/{metric['id']}/versions"
+    first = api.post(path, {"source": SOURCE, "labels": ["main", "abc123"]})
+    assert first.status_code == 200 and first.json()["labels"] == ["abc123", "main"]
+    second = api.post(path, {"source": SOURCE + "\n# v2\n", "labels": ["main"]})
+    assert second.status_code == 201 and second.json()["labels"] == ["main"]
+    listed = {v["number"]: v["labels"] for v in api.get(path).json()}
+    assert listed == {2: ["main"], 1: ["abc123"]}
+    # The versions page shows them beside the numbers.
+    body = owner_client.get(f"/en/metrics/{metric['id']}/versions/").content.decode()
+    assert '<code class="version-label" title="Label">main</code>' in body
+    # A name that cannot be a label is refused, and the save with it.
+    refused = Api(api.token, "es").post(path, {"source": SOURCE + "\n# v3\n", "labels": ["a b"]})
+    assert refused.status_code == 422
+    assert (refused.json()["code"], refused.json()["field"]) == ("bad_label", "labels")
+    assert "no puede ser una etiqueta" in refused.json()["message"]
+    assert [v["number"] for v in api.get(path).json()] == [2, 1]

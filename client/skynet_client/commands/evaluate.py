@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from skynet_client import project
+from skynet_client import baseline, project
 from skynet_client.commands.common import add_reports, api, dataset_on_server, read_bytes, read_text
 from skynet_client.exits import FAILED, PASSED, USAGE, Stop
 from skynet_client.reports import junit, of_evaluation, summary
@@ -100,6 +100,27 @@ def add(commands, common) -> None:
     parser.add_argument(
         "--download", metavar="FILE", help="write every case to FILE (.csv or .jsonl)"
     )
+    parser.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name for the version of METRIC saved (a commit, a branch); repeatable. "
+        "Default in CI: the commit (GITHUB_SHA or CI_COMMIT_SHA) and the branch",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="REF",
+        help="compare with another version on the same data: its number, a label, or "
+        "latest-passed; its evaluation is reused when one exists",
+    )
+    parser.add_argument(
+        "--max-drop",
+        type=max_drop,
+        default=0.0,
+        metavar="X",
+        help="with --baseline: exit 1 when the mean falls by more than X (default 0)",
+    )
     add_reports(parser)
     project.add_option(parser)
     parser.set_defaults(func=run)
@@ -120,8 +141,11 @@ def run(args, output) -> int:
         hint = expected_hint(dataset, args)
         if hint:
             output.note(hint)
-        metric_id, version = put_metric(client, args, source)
-        evaluation = client.post("/evaluations", start_body(args, metric_id, version, dataset))
+        metric_id = find_metric(client, args)
+        base = baseline.resolve(client, metric_id, args.baseline) if args.baseline else None
+        metric_id, version = put_metric(client, args, source, metric_id)
+        body = start_body(args, metric_id, version, dataset)
+        evaluation = client.post("/evaluations", body)
         evaluation = wait_for_evaluation(
             client, evaluation, output, cancel=args.cancel_on_interrupt
         )
@@ -129,11 +153,21 @@ def run(args, output) -> int:
             fmt = target.suffix.lower().lstrip(".")
             client.download(f"/evaluations/{evaluation['id']}/download.{fmt}", target)
         gate = judge(evaluation, args.min_mean, args.max_invalid)
+        compared = None
+        if args.baseline and evaluation["status"] == "done":
+            compared = baseline.run(client, evaluation, args, base, body, output)
+        if compared is not None:
+            gate["baseline"] = {k: compared[k] for k in ("version", "mean", "change", "broke")}
+            if gate["passed"] and compared["reason"]:
+                gate["passed"], gate["reason"] = False, compared["reason"]
         if args.junit:
             rows = of_evaluation.cases(client, evaluation)
             junit.write(of_evaluation.suite(evaluation, rows, args.metric, args.data), args.junit)
-    output.document({**evaluation, "gate": gate})
+    output.document({**evaluation, "gate": gate, "baseline": compared})
     report(evaluation, gate, output, target)
+    if compared is not None:
+        for line in baseline.lines(compared, compared["reused"], args.max_drop):
+            output.line(line)
     summary.write(
         summary.evaluation_markdown(evaluation, _first_line(evaluation, gate)), args.summary
     )
@@ -159,22 +193,32 @@ def expected_hint(dataset: dict, args) -> str:
     )
 
 
-def put_metric(client, args, source: str) -> tuple[int, int]:
+def find_metric(client, args) -> int | None:
+    """The id of the metric METRIC is a version of (--metric, else yours named --name or
+    METRIC, the oldest of that name); None when there is none yet."""
+    if args.metric_id is not None:
+        return args.metric_id
+    name = args.name or args.metric
+    mine = sorted(metric["id"] for metric in client.get("/metrics") if metric["name"] == name)
+    return mine[0] if mine else None
+
+
+def put_metric(client, args, source: str, metric_id: int | None) -> tuple[int, int]:
     """METRIC saved on the server: (the metric's id, the version number that holds it).
     An unchanged text makes no new version; a name already yours makes no new metric."""
-    metric_id = args.metric_id
     if metric_id is None:
+        # Made with version 1; the save below gives that version its labels.
         name = args.name or args.metric
-        mine = sorted(
-            (metric for metric in client.get("/metrics") if metric["name"] == name),
-            key=lambda metric: metric["id"],
-        )
-        if not mine:
-            created = client.post("/metrics", {"name": name, "source": source})
-            return created["id"], created["latest_version"]
-        metric_id = mine[0]["id"]
-    saved = client.post(f"/metrics/{metric_id}/versions", {"source": source})
+        metric_id = client.post("/metrics", {"name": name, "source": source})["id"]
+    saved = client.post(
+        f"/metrics/{metric_id}/versions", {"source": source, "labels": labels(args)}
+    )
     return metric_id, saved["number"]
+
+
+def labels(args) -> list[str]:
+    """--label's names, else in a CI job its commit and branch."""
+    return args.label or baseline.ci_labels()
 
 
 def start_body(args, metric_id: int, version: int, dataset: dict) -> dict:
@@ -211,6 +255,16 @@ def max_invalid(text: str) -> tuple[float, bool]:
     if value < 0:
         raise argparse.ArgumentTypeError(f"a count of cases is 0 or more, got {text!r}")
     return value, share
+
+
+def max_drop(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a drop is 0 or more, got {text!r}")
+    return value
 
 
 def allowed_invalid(limit: tuple[float, bool], cases: int) -> int:
@@ -272,6 +326,17 @@ def _first_line(evaluation: dict, gate: dict) -> str:
         if top is not None and gate["min_mean"] > top:
             line += f" (no valid case scored above {_number(top)})"
         return line
+    if reason == "case_broke":
+        base = gate["baseline"]
+        return (
+            f"FAILED  {base['broke']} cases valid under version {base['version']} are not valid now"
+        )
+    if reason == "mean_dropped":
+        base = gate["baseline"]
+        return (
+            f"FAILED  the mean fell from {_number(base['mean'])} (version {base['version']}) "
+            f"to {_number(gate['mean'])}, more than --max-drop allows"
+        )
     if reason == "no_mean":
         return f"FAILED  no valid case has a score, so there is no mean · {said}"
     if reason == "cases_failed" and gate["max_invalid"]:
