@@ -34,7 +34,10 @@ class Wheel:
 
 
 def _sources() -> list[Path]:
-    return [CLIENT_DIR / "pyproject.toml", *sorted(PACKAGE.rglob("*.py"))]
+    """What the wheel is made of: the project file, the modules and the catalogues."""
+    kept = (".py", ".po", ".mo")
+    files = [p for p in PACKAGE.rglob("*") if p.suffix in kept and "__pycache__" not in p.parts]
+    return [CLIENT_DIR / "pyproject.toml", *sorted(files)]
 
 
 def _digest() -> str:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from skynet_client.exits import USAGE, Stop
 from skynet_client.reports.of_evaluation import cases as all_cases
 from skynet_client.waiting import wait_for_evaluation
+from skynet_client.words import _, ngettext
 
 LATEST_PASSED = "latest-passed"
 SAME = 1e-9  # scores closer than this are the same score
@@ -48,7 +49,9 @@ def resolve(client, metric_id: int | None, ref: str) -> int | None:
         for version in client.get(f"/metrics/{metric_id}/versions"):
             if ref in version.get("labels") or ():
                 return version["number"]
-    raise Stop(USAGE, f"No version of this metric carries the label {ref!r}.")
+    raise Stop(
+        USAGE, _("No version of this metric carries the label {label}.").format(label=repr(ref))
+    )
 
 
 def _same_settings(candidate: dict, evaluation: dict) -> bool:
@@ -70,11 +73,11 @@ def find(client, evaluation: dict, ref: str, number: int | None) -> tuple[int, d
             if candidate["version"] != current and candidate["passed"]:
                 if _same_settings(candidate, evaluation):
                     return candidate["version"], candidate
-        raise Stop(
-            USAGE,
-            f"No earlier version of metric {metric_id} passed an evaluation of this dataset "
-            "with these settings: there is no latest-passed baseline yet.",
+        said = _(
+            "No earlier version of metric {id} passed an evaluation of this dataset with these "
+            "settings: there is no latest-passed baseline yet."
         )
+        raise Stop(USAGE, said.format(id=metric_id))
     for candidate in listed:
         if candidate["version"] == number and _same_settings(candidate, evaluation):
             return number, candidate
@@ -87,9 +90,15 @@ def baseline_evaluation(
     """The baseline's finished evaluation, and whether it was reused."""
     number, found = find(client, evaluation, ref, number)
     if found is not None:
-        output.note(f"Baseline: version {number}, evaluation {found['id']} (reused).")
+        output.note(
+            _("Baseline: version {version}, evaluation {id} (reused).").format(
+                version=number, id=found["id"]
+            )
+        )
         return client.get(f"/evaluations/{found['id']}"), True
-    output.note(f"Baseline: version {number}, scoring the dataset with it now.")
+    output.note(
+        _("Baseline: version {version}, scoring the dataset with it now.").format(version=number)
+    )
     started = client.post("/evaluations", {**body, "version": number})
     return wait_for_evaluation(client, started, output, cancel=cancel), False
 
@@ -158,28 +167,59 @@ def _score(side: dict) -> str:
 
 
 def lines(comparison: dict, reused: bool, max_drop: float) -> list[str]:
-    number = lambda value: "none" if value is None else f"{value:.4g}"  # noqa: E731
+    def number(value: float | None) -> str:
+        return _("none") if value is None else f"{value:.4g}"
+
     change = comparison["change"]
     said = [
-        f"  baseline: version {comparison['version']}, evaluation {comparison['evaluation']}"
-        + (" (reused)" if reused else ""),
-        f"  mean {number(comparison['mean'])} → {number(comparison['mean_now'])}"
-        + ("" if change is None else f" ({change:+.4g}; --max-drop {max_drop:g})")
-        + f"; {comparison['same']} of {comparison['cases']} cases scored the same",
+        "  "
+        + (
+            _("baseline: version {version}, evaluation {id} (reused)")
+            if reused
+            else _("baseline: version {version}, evaluation {id}")
+        ).format(version=comparison["version"], id=comparison["evaluation"]),
     ]
+    means = _("mean {before} → {now}").format(
+        before=number(comparison["mean"]), now=number(comparison["mean_now"])
+    )
+    if change is not None:
+        means += f" ({change:+.4g}; --max-drop {max_drop:g})"
+    same = ngettext(
+        "{same} of {count} case scored the same",
+        "{same} of {count} cases scored the same",
+        comparison["cases"],
+    ).format(same=comparison["same"], count=comparison["cases"])
+    said.append(f"  {means}; {same}")
     worse = comparison["worse"]
     if worse:
-        said.append(f"  {len(worse)} cases got worse ({comparison['broke']} no longer valid):")
+        said.append(
+            "  "
+            + ngettext(
+                "{count} case got worse ({broke} no longer valid):",
+                "{count} cases got worse ({broke} no longer valid):",
+                len(worse),
+            ).format(count=len(worse), broke=comparison["broke"])
+        )
     for case in worse[:SHOWN]:
         before, now = case["before"], case["now"]
         said.append(
-            f"    case {case['number']} (row {case['row']}): {before['status']} {_score(before)}"
-            f" → {now['status']} {_score(now)}"
+            "    "
+            + _("case {number} (row {row}): {before} → {now}").format(
+                number=case["number"],
+                row=case["row"],
+                before=f"{before['status']} {_score(before)}",
+                now=f"{now['status']} {_score(now)}",
+            )
         )
-        said.append(f"      before: {before['feedback'] or before['message']}")
-        said.append(f"      now:    {now['feedback'] or now['message']}")
+        said.append(
+            "      " + _("before: {text}").format(text=before["feedback"] or before["message"])
+        )
+        said.append("      " + _("now:    {text}").format(text=now["feedback"] or now["message"]))
     if len(worse) > SHOWN:
-        said.append(f"    … and {len(worse) - SHOWN} more (--json lists them all)")
+        said.append(
+            "    "
+            + _("… and {count} more (--json lists them all)").format(count=len(worse) - SHOWN)
+        )
     return said
 
 
@@ -187,7 +227,11 @@ def run(client, evaluation: dict, args, number: int | None, body: dict, output) 
     """The comparison with the baseline; None when the baseline is this very version (an
     unchanged metric on the branch it names): there is nothing to compare."""
     if number == evaluation["version"]:
-        output.note(f"The baseline {args.baseline!r} is this very version: nothing to compare.")
+        output.note(
+            _("The baseline {ref} is this very version: nothing to compare.").format(
+                ref=repr(args.baseline)
+            )
+        )
         return None
     before, reused = baseline_evaluation(
         client, evaluation, args.baseline, number, body, output, args.cancel_on_interrupt

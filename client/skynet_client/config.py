@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skynet_client.exits import USAGE, Stop
+from skynet_client.words import _
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -64,14 +65,18 @@ def server(
     if need_token and not token:
         raise Stop(
             USAGE,
-            "No API token: pass --token, set SKYNET_TOKEN, or run `skynet login`. "
-            "Create a token on the workbench's API tokens page.",
+            _(
+                "No API token: pass --token, set SKYNET_TOKEN, or run `skynet login`. "
+                "Create a token on the workbench's API tokens page."
+            ),
         )
     if not token.isascii() or not token.isprintable() or " " in token:
         # Said without the token itself: a CI log is read by more people than its owner.
         raise Stop(
             USAGE,
-            "The API token holds characters no token has (spaces, control characters or "
-            "letters outside ASCII): copy it again from the workbench's API tokens page.",
+            _(
+                "The API token holds characters no token has (spaces, control characters or "
+                "letters outside ASCII): copy it again from the workbench's API tokens page."
+            ),
         )
     return Server(url.rstrip("/"), token)

@@ -8,22 +8,20 @@ and another minor one is warned of, once."""
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
 import httpx
 
-from skynet_client import __version__
+from skynet_client import __version__, words
 from skynet_client.config import Server
 from skynet_client.exits import USAGE, Stop
+from skynet_client.words import _
 
 
 def language() -> str:
-    raw = os.environ.get("SKYNET_LANGUAGE") or os.environ.get("LANG") or "en"
-    code = raw.split(".")[0].split("_")[0].lower()
-    return code if code in ("en", "es", "hi") else "en"
+    return words.language()
 
 
 # The API version this client was written for (api/version.py on the server).
@@ -78,7 +76,7 @@ class Api:
         said = f"{type(error).__name__}: {error}"
         if self.server.token:
             said = said.replace(self.server.token, "skn_…")
-        return Stop(USAGE, f"Cannot reach {self.server.url}: {said}")
+        return Stop(USAGE, _("Cannot reach {url}: {error}").format(url=self.server.url, error=said))
 
     def recognise(self, response: httpx.Response) -> None:
         """Stop unless the workbench's API answered, in a version this client reads."""
@@ -87,21 +85,33 @@ class Api:
             kind = response.headers.get("Content-Type", "no content type").split(";")[0]
             raise Stop(
                 USAGE,
-                f"{self.server.url} is not a Skynet workbench: it answered "
-                f"{response.status_code} {kind}. Check --url or SKYNET_URL.",
+                _(
+                    "{url} is not a Skynet workbench: it answered {status} {kind}. Check "
+                    "--url or SKYNET_URL."
+                ).format(url=self.server.url, status=response.status_code, kind=kind),
             )
         theirs, ours = version.split("."), API_VERSION.split(".")
         if theirs[0] != ours[0]:
             raise Stop(
                 USAGE,
-                f"The workbench at {self.server.url} speaks API version {version}, and this "
-                f"skynet ({__version__}) speaks {API_VERSION}. {self.install_hint()}",
+                _(
+                    "The workbench at {url} speaks API version {theirs}, and this skynet "
+                    "({client}) speaks {ours}. {install}"
+                ).format(
+                    url=self.server.url,
+                    theirs=version,
+                    client=__version__,
+                    ours=API_VERSION,
+                    install=self.install_hint(),
+                ),
             )
         if version != API_VERSION and not self.warned:
             self.warned = True
             self.warn(
-                f"The workbench speaks API version {version}, this skynet {API_VERSION}: it "
-                f"may miss what is new. {self.install_hint()}"
+                _(
+                    "The workbench speaks API version {theirs}, this skynet {ours}: it may "
+                    "miss what is new. {install}"
+                ).format(theirs=version, ours=API_VERSION, install=self.install_hint())
             )
 
     def install_hint(self) -> str:
@@ -109,8 +119,8 @@ class Api:
         try:
             wheel = self.http.get("/").json()["client"]["wheel"]
         except (httpx.HTTPError, ValueError, KeyError, TypeError):
-            return "Install the skynet client that comes with that workbench."
-        return f"Install the client that comes with it: pip install {wheel}"
+            return _("Install the skynet client that comes with that workbench.")
+        return _("Install the client that comes with it: pip install {wheel}").format(wheel=wheel)
 
     def get(self, path: str, **kwargs) -> dict:
         return self.request("GET", path, **kwargs).json()
@@ -133,7 +143,9 @@ class Api:
         except httpx.HTTPError as error:
             raise self.unreachable(error) from None
         except OSError as error:
-            raise Stop(USAGE, f"Cannot write {target}: {error}") from None
+            raise Stop(
+                USAGE, _("Cannot write {file}: {error}").format(file=target, error=error)
+            ) from None
         return written
 
 
@@ -144,5 +156,7 @@ def failure(response: httpx.Response) -> Stop:
         message = error["message"]
     except (ValueError, KeyError, TypeError):
         error = {"code": f"http_{response.status_code}", "message": "", "field": None}
-        message = f"The server answered {response.status_code} {response.reason_phrase}."
+        message = _("The server answered {status} {reason}.").format(
+            status=response.status_code, reason=response.reason_phrase
+        )
     return Stop(USAGE, message, error=error)

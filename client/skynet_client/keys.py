@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 
 from skynet_client.exits import USAGE, Stop
+from skynet_client.words import _
 
 
 def unknown_keys(data: dict, known: dict[str, tuple[str, ...]], what: str) -> None:
@@ -18,7 +19,15 @@ def unknown_keys(data: dict, known: dict[str, tuple[str, ...]], what: str) -> No
         for key in values:
             if key in names:
                 continue
-            where = f"[{table}] " if table else ""
+            where = f"[{table}] {key}" if table else key
             near = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
-            hint = f" Did you mean {near[0]}?" if near else f" Known: {', '.join(names)}."
-            raise Stop(USAGE, f"{what} has an unknown key {where}{key}.{hint}")
+            if near:
+                said = _("{file} has an unknown key {key}. Did you mean {near}?")
+            else:
+                said = _("{file} has an unknown key {key}. Known: {known}.")
+            raise Stop(
+                USAGE,
+                said.format(
+                    file=what, key=where, near=near[0] if near else "", known=", ".join(names)
+                ),
+            )

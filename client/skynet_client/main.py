@@ -12,10 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from skynet_client import __version__
+from skynet_client import __version__, words
 from skynet_client.commands import check, evaluate, init, login, run
 from skynet_client.exits import INTERRUPTED, USAGE, Stop
 from skynet_client.output import Output
+from skynet_client.words import _
 
 COMMANDS = (login, init, check, evaluate, run)
 
@@ -58,8 +59,20 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def asked_language(argv: list[str]) -> str | None:
+    """--language's value, read before the parsing, so that its errors speak it too."""
+    for index, word in enumerate(argv):
+        if word.startswith("--language="):
+            return word.partition("=")[2]
+        if word == "--language" and index + 1 < len(argv):
+            return argv[index + 1]
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    output = Output(as_json="--json" in (argv if argv is not None else sys.argv[1:]))
+    given = argv if argv is not None else sys.argv[1:]
+    words.use(words.language(asked_language(given)))
+    output = Output(as_json="--json" in given)
     try:
         args = parser().parse_args(argv)
         output = Output(as_json=args.json, quiet=args.quiet)
@@ -70,5 +83,5 @@ def main(argv: list[str] | None = None) -> int:
         output.error(stop.message)
         return stop.code
     except KeyboardInterrupt:
-        output.error("Interrupted.")
+        output.error(_("Interrupted."))
         return INTERRUPTED

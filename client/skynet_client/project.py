@@ -31,6 +31,7 @@ from pathlib import Path
 
 from skynet_client.exits import USAGE, Stop
 from skynet_client.keys import unknown_keys
+from skynet_client.words import _
 
 FILE = "skynet.toml"
 KEYS = {
@@ -60,7 +61,9 @@ class Project:
     def table(self, name: str) -> dict:
         value = self.data.get(name, {})
         if not isinstance(value, dict):
-            raise Stop(USAGE, f"{self.path}: [{name}] must be a table.")
+            raise Stop(
+                USAGE, _("{file}: [{table}] must be a table.").format(file=self.path, table=name)
+            )
         return value
 
     def file(self, table: str, key: str) -> str | None:
@@ -68,7 +71,8 @@ class Project:
         if value is None:
             return None
         if not isinstance(value, str) or not value:
-            raise Stop(USAGE, f"{self.path}: [{table}] {key} must be a file name.")
+            said = _("{file}: [{table}] {key} must be a file name.")
+            raise Stop(USAGE, said.format(file=self.path, table=table, key=key))
         return str(self.path.parent / value)
 
     def value(self, table: str, key: str, kind: type | tuple[type, ...], what: str):
@@ -76,7 +80,8 @@ class Project:
         if value is None:
             return None
         if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-            raise Stop(USAGE, f"{self.path}: [{table}] {key} must be {what}.")
+            said = _("{file}: [{table}] {key} must be {what}.")
+            raise Stop(USAGE, said.format(file=self.path, table=table, key=key, what=what))
         return value
 
 
@@ -93,15 +98,17 @@ def load(args) -> Project | None:
     path = Path(explicit or FILE)
     if not path.exists():
         if explicit:
-            raise Stop(USAGE, f"The project file {explicit} is not found.")
+            raise Stop(USAGE, _("The project file {file} is not found.").format(file=explicit))
         return None
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
-        raise Stop(USAGE, f"Cannot read the project file {path}: {error}") from None
+        said = _("Cannot read the project file {file}: {error}")
+        raise Stop(USAGE, said.format(file=path, error=error)) from None
     except tomllib.TOMLDecodeError as error:
-        raise Stop(USAGE, f"The project file {path} is not valid TOML: {error}") from None
-    unknown_keys(data, KEYS, f"The project file {path}")
+        said = _("The project file {file} is not valid TOML: {error}")
+        raise Stop(USAGE, said.format(file=path, error=error)) from None
+    unknown_keys(data, KEYS, _("The project file {file}").format(file=path))
     return Project(path, data)
 
 
@@ -109,18 +116,19 @@ def _converted(project: Project, table: str, key: str, convert, raw):
     try:
         return convert(str(raw))
     except argparse.ArgumentTypeError as error:
-        raise Stop(USAGE, f"{project.path}: [{table}] {key}: {error}") from None
+        said = f"{project.path}: [{table}] {key}: {error}"  # the error is worded already
+        raise Stop(USAGE, said) from None
 
 
 def apply_common(args, project: Project | None) -> None:
     """The server's address and the metric's name and path, where no flag gave them."""
     if project is None:
         return
-    args.project_url = project.value("server", "url", str, "an address")
+    args.project_url = project.value("server", "url", str, _("an address"))
     if getattr(args, "metric", None) is None:
         args.metric = project.file("metric", "path")
     if hasattr(args, "name") and args.name is None:
-        args.name = project.value("metric", "name", str, "a name")
+        args.name = project.value("metric", "name", str, _("a name"))
 
 
 def apply_check(args, project: Project | None, seconds) -> None:
@@ -129,13 +137,13 @@ def apply_check(args, project: Project | None, seconds) -> None:
         if args.cases is None:
             args.cases = project.file("check", "cases")
         if args.timeout is None:
-            raw = project.value("check", "timeout", int, "whole seconds")
+            raw = project.value("check", "timeout", int, _("whole seconds"))
             args.timeout = (
                 None if raw is None else _converted(project, "check", "timeout", seconds, raw)
             )
         for key in ("reflection_model", "metric_model"):
             if not getattr(args, key):
-                setattr(args, key, project.value("check", key, str, "a model id") or "")
+                setattr(args, key, project.value("check", key, str, _("a model id")) or "")
     if args.timeout is None:
         args.timeout = 60
 
@@ -145,7 +153,7 @@ def apply_evaluate(args, project: Project | None, *, column_role, max_invalid, s
     if project is not None:
         if args.data is None:
             args.data = project.file("evaluate", "data")
-        columns = project.value("evaluate", "columns", dict, "a table of column = role")
+        columns = project.value("evaluate", "columns", dict, _("a table of column = role"))
         if columns:
             from_file = [
                 _converted(project, "evaluate", "columns", column_role, f"{name}={role}")
@@ -154,25 +162,24 @@ def apply_evaluate(args, project: Project | None, *, column_role, max_invalid, s
             given = {name for name, _ in args.column}
             args.column = [c for c in from_file if c[0] not in given] + args.column
         if args.recorded is None:
-            args.recorded = project.value("evaluate", "recorded", str, "a column's name")
+            args.recorded = project.value("evaluate", "recorded", str, _("a column's name"))
         if args.min_mean is None:
-            args.min_mean = project.value("evaluate", "min_mean", (int, float), "a number")
+            args.min_mean = project.value("evaluate", "min_mean", (int, float), _("a number"))
         if args.max_invalid is None:
-            raw = project.value("evaluate", "max_invalid", (int, str), '"N" or "P%"')
+            raw = project.value("evaluate", "max_invalid", (int, str), _('"N" or "P%"'))
             if raw is not None:
                 args.max_invalid = _converted(project, "evaluate", "max_invalid", max_invalid, raw)
         if args.sample is None and not args.all:
-            args.sample = project.value("evaluate", "sample", int, "a whole number")
-            args.all = bool(project.value("evaluate", "all", bool, "true or false"))
+            args.sample = project.value("evaluate", "sample", int, _("a whole number"))
+            args.all = bool(project.value("evaluate", "all", bool, _("true or false")))
         if args.split is None:
-            split = project.value("evaluate", "split", str, "a split")
+            split = project.value("evaluate", "split", str, _("a split"))
             if split is not None and split not in splits:
-                raise Stop(
-                    USAGE, f"{project.path}: [evaluate] split must be one of {', '.join(splits)}."
-                )
+                said = _("{file}: [evaluate] split must be one of {splits}.")
+                raise Stop(USAGE, said.format(file=project.path, splits=", ".join(splits)))
             args.split = split
         if not args.twice:
-            args.twice = bool(project.value("evaluate", "twice", bool, "true or false"))
+            args.twice = bool(project.value("evaluate", "twice", bool, _("true or false")))
     if args.max_invalid is None:
         args.max_invalid = (0, False)
 
@@ -181,8 +188,8 @@ def require(args, *names: str) -> None:
     """Stop when a file the command needs came neither from the command line nor the file."""
     for name in names:
         if getattr(args, name, None) is None:
-            raise Stop(
-                USAGE,
-                f"{name.upper()} is needed: give it on the command line, or in {FILE} "
-                "(`skynet init` writes one).",
+            said = _(
+                "{name} is needed: give it on the command line, or in {file} (`skynet init` "
+                "writes one)."
             )
+            raise Stop(USAGE, said.format(name=name.upper(), file=FILE))

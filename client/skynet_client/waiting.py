@@ -9,6 +9,7 @@ import contextlib
 import time
 
 from skynet_client.exits import INTERRUPTED, Stop
+from skynet_client.words import _
 
 
 def interrupted(client, what: str, path: str, url: str, cancel: bool) -> Stop:
@@ -18,20 +19,28 @@ def interrupted(client, what: str, path: str, url: str, cancel: bool) -> Stop:
     if cancel:
         with contextlib.suppress(Stop):
             client.post(f"{path}/cancel")
-            return Stop(INTERRUPTED, f"Interrupted: {what} cancelled on the server ({page}).")
-        return Stop(INTERRUPTED, f"Interrupted: {what} could not be cancelled: {page}")
-    return Stop(INTERRUPTED, f"Stopped watching. {what} goes on: {page}")
+            said = _("Interrupted: {what} cancelled on the server ({page}).")
+            return Stop(INTERRUPTED, said.format(what=what, page=page))
+        said = _("Interrupted: {what} could not be cancelled: {page}")
+        return Stop(INTERRUPTED, said.format(what=what, page=page))
+    return Stop(
+        INTERRUPTED, _("Stopped watching. {what} goes on: {page}").format(what=what, page=page)
+    )
 
 
 def wait_for_check(client, check: dict, output, *, cancel: bool = False) -> dict:
-    with output.progress(f"Check {check['id']}: {check['status']}") as update:
+    def described(check: dict) -> str:
+        return _("Check {id}: {status}").format(id=check["id"], status=check["status"])
+
+    with output.progress(described(check)) as update:
         try:
             while not check["final"]:
                 check = client.get(f"/checks/{check['id']}/wait", params={"timeout": 25})
-                update(description=f"Check {check['id']}: {check['status']}")
+                update(description=described(check))
         except KeyboardInterrupt:
             path = f"/checks/{check['id']}"
-            raise interrupted(client, f"Check {check['id']}", path, check["url"], cancel) from None
+            what = _("Check {id}").format(id=check["id"])
+            raise interrupted(client, what, path, check["url"], cancel) from None
     check["page"] = f"{client.server.url}{check['url']}"
     return check
 
@@ -40,7 +49,7 @@ def wait_for_evaluation(client, evaluation: dict, output, *, cancel: bool = Fals
     number = evaluation["id"]
 
     def described(evaluation: dict) -> str:
-        return f"Evaluation {number}: {evaluation['status_label']}"
+        return _("Evaluation {id}: {status}").format(id=number, status=evaluation["status_label"])
 
     with output.progress(described(evaluation), total=evaluation["total"]) as update:
         try:
@@ -51,7 +60,7 @@ def wait_for_evaluation(client, evaluation: dict, output, *, cancel: bool = Fals
                 )
                 update(evaluation["done"], evaluation["total"], described(evaluation))
         except KeyboardInterrupt:
-            what, path = f"Evaluation {number}", f"/evaluations/{number}"
+            what, path = _("Evaluation {id}").format(id=number), f"/evaluations/{number}"
             raise interrupted(client, what, path, evaluation["url"], cancel) from None
     evaluation["page"] = f"{client.server.url}{evaluation['url']}"
     return evaluation
@@ -65,8 +74,11 @@ ASK_AGAIN_S = 2.0
 def _progress_words(run: dict) -> str:
     progress = run["progress"]
     best = progress.get("best_score")
-    scored = "no score yet" if best is None else f"best {best:.3g}"
-    return f"Run {run['id']}: {run['status']}, {scored}"
+    if best is None:
+        return _("Run {id}: {status}, no score yet").format(id=run["id"], status=run["status"])
+    return _("Run {id}: {status}, best {best}").format(
+        id=run["id"], status=run["status"], best=f"{best:.3g}"
+    )
 
 
 def follow_run(client, run: dict, output, *, cancel: bool = False) -> dict:
@@ -76,7 +88,8 @@ def follow_run(client, run: dict, output, *, cancel: bool = False) -> dict:
         return _follow_run(client, run, output)
     except KeyboardInterrupt:
         path = f"/runs/{run['id']}"
-        raise interrupted(client, f"Run {run['id']}", path, run["url"], cancel) from None
+        what = _("Run {id}").format(id=run["id"])
+        raise interrupted(client, what, path, run["url"], cancel) from None
 
 
 def _follow_run(client, run: dict, output) -> dict:

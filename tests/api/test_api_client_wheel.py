@@ -43,6 +43,8 @@ def test_the_index_names_the_wheel_and_pip_installs_it(client, tmp_path, setting
         )
     # Every module of the client, and its command.
     assert {str(p.relative_to(CLIENT)) for p in (CLIENT / "skynet_client").rglob("*.py")} <= names
+    # Its words in Spanish and Hindi.
+    assert {f"skynet_client/locale/{lang}/LC_MESSAGES/skynet.mo" for lang in ("es", "hi")} <= names
     assert b"skynet=skynet_client.main:main" in entry.replace(b" ", b"")
 
     target = tmp_path / "site"

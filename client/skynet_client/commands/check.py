@@ -9,6 +9,7 @@ from skynet_client.commands.common import add_reports, api, read_text
 from skynet_client.exits import FAILED, PASSED
 from skynet_client.reports import annotations, junit, of_check, summary
 from skynet_client.waiting import wait_for_check
+from skynet_client.words import _
 
 
 def seconds(text: str) -> int:
@@ -16,9 +17,13 @@ def seconds(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected whole seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            _("expected whole seconds, got {value}").format(value=repr(text))
+        ) from None
     if not 1 <= value <= 600:
-        raise argparse.ArgumentTypeError(f"must lie between 1 and 600 seconds, got {value}")
+        raise argparse.ArgumentTypeError(
+            _("must lie between 1 and 600 seconds, got {value}").format(value=value)
+        )
     return value
 
 
@@ -58,7 +63,7 @@ def run(args, output) -> int:
         "metric_model": args.metric_model,
     }
     if args.cases:
-        body["cases_jsonl"] = read_text(args.cases, "The cases file")
+        body["cases_jsonl"] = read_text(args.cases, _("The cases file"))
     with api(args) as client:
         check = client.post("/checks", body)
         check = wait_for_check(client, check, output, cancel=args.cancel_on_interrupt)
@@ -78,12 +83,12 @@ def ci_reports(check: dict, args) -> None:
 
 
 def first_line(check: dict) -> str:
-    return "PASSED" if check["passed"] else f"FAILED  {check['message']}"
+    return _("PASSED") if check["passed"] else f"{_('FAILED')}  {check['message']}"
 
 
 def report(check: dict, output) -> None:
     output.document(check)
-    mark = "PASSED" if check["passed"] else "FAILED"
+    mark = _("PASSED") if check["passed"] else _("FAILED")
     result = check.get("result") or {}
     # The verdict's words once: a pass says only PASSED, and a failed stage's words stay
     # on that stage's line; a check that ended otherwise (cancelled, lost) says why here.
@@ -101,15 +106,15 @@ def report(check: dict, output) -> None:
     for case in result.get("cases", []):
         parts = [case["status_label"]]
         if case.get("score") is not None:
-            parts.append(f"score {case['score']}")
+            parts.append(_("score {score}").format(score=case["score"]))
         if case.get("message"):
             parts.append(case["message"])
         output.line(f"  #{case['number']}  " + " · ".join(parts))
         if case.get("feedback"):
-            output.line(f"      feedback: {case['feedback']}")
+            output.line("      " + _("feedback: {text}").format(text=case["feedback"]))
         if case.get("fix"):
             # The return line that keeps the contract, built from the case's own values.
-            output.line(f"      fix: {case['fix']}")
+            output.line("      " + _("fix: {text}").format(text=case["fix"]))
     for hint in result.get("hints", []):
-        output.line(f"  hint: {hint['message']}")
+        output.line("  " + _("hint: {text}").format(text=hint["message"]))
     output.line(f"  {check['page']}")

@@ -8,6 +8,7 @@ from pathlib import Path
 from skynet_client import config
 from skynet_client.exits import USAGE, Stop
 from skynet_client.http import Api
+from skynet_client.words import _
 
 
 def api(args, *, need_token: bool = True) -> Api:
@@ -40,18 +41,22 @@ def read_text(path: str, what: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise Stop(USAGE, f"{what} not found: {path}") from None
+        raise Stop(USAGE, _("{what} not found: {path}").format(what=what, path=path)) from None
     except (OSError, UnicodeDecodeError) as error:
-        raise Stop(USAGE, f"Cannot read {what} {path}: {error}") from None
+        raise Stop(
+            USAGE, _("Cannot read {what} {path}: {error}").format(what=what, path=path, error=error)
+        ) from None
 
 
 def read_bytes(path: str, what: str) -> bytes:
     try:
         return Path(path).read_bytes()
     except FileNotFoundError:
-        raise Stop(USAGE, f"{what} not found: {path}") from None
+        raise Stop(USAGE, _("{what} not found: {path}").format(what=what, path=path)) from None
     except OSError as error:
-        raise Stop(USAGE, f"Cannot read {what} {path}: {error}") from None
+        raise Stop(
+            USAGE, _("Cannot read {what} {path}: {error}").format(what=what, path=path, error=error)
+        ) from None
 
 
 def dataset_on_server(client, name: str, data: bytes, output) -> dict:
@@ -59,8 +64,8 @@ def dataset_on_server(client, name: str, data: bytes, output) -> dict:
     these very bytes (a CI job's every push sends the same file), else a new upload."""
     digest = hashlib.sha256(data).hexdigest()
     for found in client.get("/datasets", params={"sha256": digest, "name": name}):
-        output.note(f"Dataset {found['id']} is {name} already.")
+        output.note(_("Dataset {id} is {name} already.").format(id=found["id"], name=name))
         return client.get(f"/datasets/{found['id']}")
     uploaded = client.request("POST", "/datasets", files={"file": (name, data)}).json()
-    output.note(f"Uploaded {name}: dataset {uploaded['id']}.")
+    output.note(_("Uploaded {name}: dataset {id}.").format(name=name, id=uploaded["id"]))
     return uploaded

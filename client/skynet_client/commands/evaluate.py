@@ -12,6 +12,7 @@ from skynet_client.commands.common import add_reports, api, dataset_on_server, r
 from skynet_client.exits import FAILED, PASSED, USAGE, Stop
 from skynet_client.reports import junit, of_evaluation, summary
 from skynet_client.waiting import wait_for_evaluation
+from skynet_client.words import _, ngettext
 
 # A column's role as the command line says it, and as the API names it: the expected
 # value is the role the wizard calls Output.
@@ -23,10 +24,12 @@ DOWNLOADS = (".csv", ".jsonl")
 def column_role(text: str) -> tuple[str, str]:
     name, equals, role = text.rpartition("=")
     if not equals or not name:
-        raise argparse.ArgumentTypeError(f"expected NAME=ROLE, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            _("expected NAME=ROLE, got {value}").format(value=repr(text))
+        )
     if role not in ROLES:
         raise argparse.ArgumentTypeError(
-            f"ROLE must be one of input, expected, ignore, got {role!r}"
+            _("ROLE must be one of input, expected, ignore, got {value}").format(value=repr(role))
         )
     return name, ROLES[role]
 
@@ -133,9 +136,12 @@ def run(args, output) -> int:
     project.require(args, "metric", "data")
     target = Path(args.download) if args.download else None
     if target is not None and target.suffix.lower() not in DOWNLOADS:
-        raise Stop(USAGE, f"--download must name a .csv or .jsonl file, not {args.download}")
+        raise Stop(
+            USAGE,
+            _("--download must name a .csv or .jsonl file, not {file}").format(file=args.download),
+        )
     source = read_text(args.metric, "metric.py")
-    data = read_bytes(args.data, "The dataset")
+    data = read_bytes(args.data, _("The dataset"))
     with api(args) as client:
         dataset = dataset_on_server(client, Path(args.data).name, data, output)
         hint = expected_hint(dataset, args)
@@ -169,10 +175,11 @@ def run(args, output) -> int:
         for line in baseline.lines(compared, compared["reused"], args.max_drop):
             output.line(line)
     summary.write(
-        summary.evaluation_markdown(evaluation, _first_line(evaluation, gate)), args.summary
+        summary.evaluation_markdown(evaluation, _first_line(evaluation, gate), gate["passed"]),
+        args.summary,
     )
     if hint and not gate["passed"]:
-        output.line(f"  hint: {hint}")
+        output.line("  " + _("hint: {text}").format(text=hint))
     return PASSED if gate["passed"] else FAILED
 
 
@@ -187,10 +194,10 @@ def expected_hint(dataset: dict, args) -> str:
         return ""
     inputs = [name for name, role in roles.items() if role == "input"]
     name = inputs[-1] if len(inputs) > 1 else "NAME"
-    return (
+    return _(
         "No column is the expected value, so the metric gets expected=None. If a column "
-        f"holds it, name it: --column {name}=expected"
-    )
+        "holds it, name it: --column {name}=expected"
+    ).format(name=name)
 
 
 def find_metric(client, args) -> int | None:
@@ -248,12 +255,18 @@ def max_invalid(text: str) -> tuple[float, bool]:
         value = float(number) if share else int(number)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected a count of cases (3) or a percentage (5%), got {text!r}"
+            _("expected a count of cases (3) or a percentage (5%), got {value}").format(
+                value=repr(text)
+            )
         ) from None
     if share and not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"a percentage lies between 0% and 100%, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            _("a percentage lies between 0% and 100%, got {value}").format(value=repr(text))
+        )
     if value < 0:
-        raise argparse.ArgumentTypeError(f"a count of cases is 0 or more, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            _("a count of cases is 0 or more, got {value}").format(value=repr(text))
+        )
     return value, share
 
 
@@ -261,9 +274,13 @@ def max_drop(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            _("expected a number, got {value}").format(value=repr(text))
+        ) from None
     if value < 0:
-        raise argparse.ArgumentTypeError(f"a drop is 0 or more, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            _("a drop is 0 or more, got {value}").format(value=repr(text))
+        )
     return value
 
 
@@ -307,41 +324,58 @@ def judge(evaluation: dict, min_mean: float | None, limit: tuple[float, bool] = 
 
 
 def _number(value: float | None) -> str:
-    return "none" if value is None else f"{value:.4g}"
+    return _("none") if value is None else f"{value:.4g}"
+
+
+def _statuses() -> dict[str, str]:
+    """How a case that is not valid ended, in words."""
+    return {
+        "invalid": _("invalid"),
+        "error": _("error"),
+        "timeout": _("timed out"),
+        "skipped": _("not run"),
+    }
 
 
 def _first_line(evaluation: dict, gate: dict) -> str:
     """The verdict and its reason on one line: what -q still prints on a failure."""
     reason = gate["reason"]
     said = (evaluation.get("verdict") or {}).get("text") or evaluation.get("failure_message")
+    mean = _number(gate["mean"])
+    allows = _("(--max-invalid allows {count})").format(count=gate["max_invalid"])
     if reason == "passed":
-        line = f"PASSED  mean {_number(gate['mean'])} · {said}"
-        return f"{line} (--max-invalid allows {gate['max_invalid']})" if gate["failed"] else line
+        line = f"{_('PASSED')}  " + _("mean {mean} · {verdict}").format(mean=mean, verdict=said)
+        return f"{line} {allows}" if gate["failed"] else line
+    failed = _("FAILED")
     if reason == "below_min_mean":
-        line = (
-            f"FAILED  mean {_number(gate['mean'])} is below --min-mean {_number(gate['min_mean'])}"
+        line = _("mean {mean} is below --min-mean {bar}").format(
+            mean=mean, bar=_number(gate["min_mean"])
         )
         score = (evaluation.get("summary") or {}).get("score") or {}
         top = score.get("max")
         if top is not None and gate["min_mean"] > top:
-            line += f" (no valid case scored above {_number(top)})"
-        return line
+            line += " " + _("(no valid case scored above {top})").format(top=_number(top))
+        return f"{failed}  {line}"
     if reason == "case_broke":
         base = gate["baseline"]
-        return (
-            f"FAILED  {base['broke']} cases valid under version {base['version']} are not valid now"
-        )
+        line = ngettext(
+            "{count} case valid under version {version} is not valid now",
+            "{count} cases valid under version {version} are not valid now",
+            base["broke"],
+        ).format(count=base["broke"], version=base["version"])
+        return f"{failed}  {line}"
     if reason == "mean_dropped":
         base = gate["baseline"]
-        return (
-            f"FAILED  the mean fell from {_number(base['mean'])} (version {base['version']}) "
-            f"to {_number(gate['mean'])}, more than --max-drop allows"
-        )
+        line = _(
+            "the mean fell from {before} (version {version}) to {now}, more than --max-drop allows"
+        ).format(before=_number(base["mean"]), version=base["version"], now=mean)
+        return f"{failed}  {line}"
     if reason == "no_mean":
-        return f"FAILED  no valid case has a score, so there is no mean · {said}"
+        line = _("no valid case has a score, so there is no mean · {verdict}").format(verdict=said)
+        return f"{failed}  {line}"
     if reason == "cases_failed" and gate["max_invalid"]:
-        return f"FAILED  {said} (--max-invalid allows {gate['max_invalid']})"
-    return f"FAILED  {said}"
+        return f"{failed}  {said} {allows}"
+    return f"{failed}  {said}"
 
 
 def report(evaluation: dict, gate: dict, output, target: Path | None) -> None:
@@ -353,19 +387,27 @@ def report(evaluation: dict, gate: dict, output, target: Path | None) -> None:
     summary = evaluation.get("summary")
     if summary:
         # How the cases that were not valid ended (valid ones are counted already).
+        words = _statuses()
         others = ", ".join(
-            f"{status} {count}"
+            f"{words.get(status, status)} {count}"
             for status, count in summary["counts"].items()
             if count and status != "valid"
         )
-        line = f"  {summary['valid']} valid, {summary['invalid']} not valid of {summary['cases']} cases"
+        line = "  " + ngettext(
+            "{valid} valid, {invalid} not valid of {cases} case",
+            "{valid} valid, {invalid} not valid of {cases} cases",
+            summary["cases"],
+        ).format(valid=summary["valid"], invalid=summary["invalid"], cases=summary["cases"])
         output.line(f"{line} ({others})" if others else line)
         for name, stats in summary["named"].items():
-            output.line(f"  {name}: mean {_number(stats['mean'])} over {stats['n']}")
+            said = _("{name}: mean {mean} over {count}")
+            output.line(
+                "  " + said.format(name=name, mean=_number(stats["mean"]), count=stats["n"])
+            )
         for group in summary["failures"]:
             output.line(f"  {group['count']} × {group['status']}: {group['message']}")
             if group.get("fix"):
-                output.line(f"      fix: {group['fix']}")
+                output.line("      " + _("fix: {text}").format(text=group["fix"]))
     if target is not None:
-        output.line(f"  cases written to {target}")
+        output.line("  " + _("cases written to {file}").format(file=target))
     output.line(f"  {evaluation['page']}")

@@ -13,6 +13,7 @@ from skynet_client import __version__, config, project
 from skynet_client.commands.common import read_bytes
 from skynet_client.commands.evaluate import column_role
 from skynet_client.exits import PASSED, USAGE, Stop
+from skynet_client.words import _, ngettext
 
 CASES = "cases.jsonl"
 SAMPLE = 3
@@ -82,11 +83,11 @@ def add(commands, common) -> None:
 
 
 def _rows(path: str) -> tuple[list[str], list[dict]]:
-    data = read_bytes(path, "The dataset")
+    data = read_bytes(path, _("The dataset"))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise Stop(USAGE, f"The dataset {path} is not UTF-8 text.") from None
+        raise Stop(USAGE, _("The dataset {file} is not UTF-8 text.").format(file=path)) from None
     if path.lower().endswith((".jsonl", ".ndjson")):
         rows = []
         for number, line in enumerate(text.splitlines(), 1):
@@ -94,9 +95,11 @@ def _rows(path: str) -> tuple[list[str], list[dict]]:
                 try:
                     row = json.loads(line)
                 except ValueError:
-                    raise Stop(USAGE, f"Line {number} of {path} is not JSON.") from None
+                    said = _("Line {line} of {file} is not JSON.")
+                    raise Stop(USAGE, said.format(line=number, file=path)) from None
                 if not isinstance(row, dict):
-                    raise Stop(USAGE, f"Line {number} of {path} is not a JSON object.")
+                    said = _("Line {line} of {file} is not a JSON object.")
+                    raise Stop(USAGE, said.format(line=number, file=path))
                 rows.append(row)
         columns = list(dict.fromkeys(key for row in rows for key in row))
         return columns, rows
@@ -141,11 +144,13 @@ def _toml(value) -> str:
 
 def _write(path: Path, text: str, force: bool) -> None:
     if path.exists() and not force:
-        raise Stop(USAGE, f"{path} exists already: pass --force to replace it.")
+        raise Stop(USAGE, _("{file} exists already: pass --force to replace it.").format(file=path))
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
-        raise Stop(USAGE, f"Cannot write {path}: {error}") from None
+        raise Stop(
+            USAGE, _("Cannot write {file}: {error}").format(file=path, error=error)
+        ) from None
 
 
 def run(args, output) -> int:
@@ -160,13 +165,16 @@ def run(args, output) -> int:
         columns, rows = _rows(args.data)
         roles, recorded = roles_of(columns, dict(args.column), args.recorded)
         if not recorded:
-            raise Stop(
-                USAGE,
-                f"No column of {args.data} looks like recorded outputs: name it with --recorded.",
-            )
+            said = _("No column of {file} looks like recorded outputs: name it with --recorded.")
+            raise Stop(USAGE, said.format(file=args.data))
         cases = [case_of(row, roles, recorded) for row in rows[:SAMPLE]]
         if len(cases) < SAMPLE:
-            raise Stop(USAGE, f"{args.data} has {len(rows)} rows; the check needs {SAMPLE}.")
+            said = ngettext(
+                "{file} has {count} row; the check needs {needed}.",
+                "{file} has {count} rows; the check needs {needed}.",
+                len(rows),
+            )
+            raise Stop(USAGE, said.format(file=args.data, count=len(rows), needed=SAMPLE))
         lines += ["[check]", f"cases = {_toml(CASES)}", ""]
         shown = {c: ("expected" if r == "output" else r) for c, r in roles.items()}
         lines += ["[evaluate]", f"data = {_toml(args.data)}", f"columns = {_toml(shown)}"]
@@ -176,13 +184,16 @@ def run(args, output) -> int:
         lines += ['max_invalid = "0"', ""]
         if "output" not in roles.values():
             output.note(
-                "No column is the expected value, so the metric gets expected=None: name it "
-                "with --column NAME=expected if one holds it."
+                _(
+                    "No column is the expected value, so the metric gets expected=None: name it "
+                    "with --column NAME=expected if one holds it."
+                )
             )
     targets = [Path(project.FILE)] + ([Path(CASES)] if cases is not None else [])
     for path in targets:  # before anything is written: all or nothing
         if path.exists() and not args.force:
-            raise Stop(USAGE, f"{path} exists already: pass --force to replace it.")
+            said = _("{file} exists already: pass --force to replace it.")
+            raise Stop(USAGE, said.format(file=path))
     _write(Path(project.FILE), "\n".join(lines), args.force)
     if cases is not None:
         _write(
@@ -196,9 +207,11 @@ def run(args, output) -> int:
         job = job.replace("      - run: skynet evaluate --junit evaluation.xml\n", "")
     output.document({"written": written, "github_job": job})
     output.line(
-        f"Wrote {', '.join(written)}. `skynet check` and `skynet evaluate` now need no flags."
+        _("Wrote {files}. `skynet check` and `skynet evaluate` now need no flags.").format(
+            files=", ".join(written)
+        )
     )
-    output.line("A GitHub Actions job (.github/workflows/metric.yml) that runs both:")
+    output.line(_("A GitHub Actions job (.github/workflows/metric.yml) that runs both:"))
     output.line("")
     output.line(job)
     return PASSED

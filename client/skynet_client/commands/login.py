@@ -9,6 +9,7 @@ import sys
 from skynet_client import config
 from skynet_client.commands.common import api
 from skynet_client.exits import PASSED, USAGE, Stop
+from skynet_client.words import _
 
 
 def add(commands, common) -> None:
@@ -31,17 +32,23 @@ def run(args, output) -> int:
         token = sys.stdin.readline().strip()
     elif not token:
         if not sys.stdin.isatty():
-            raise Stop(USAGE, "No token: pass --token-stdin and pipe it, or set SKYNET_TOKEN.")
-        token = getpass.getpass("API token: ").strip()
+            raise Stop(USAGE, _("No token: pass --token-stdin and pipe it, or set SKYNET_TOKEN."))
+        token = getpass.getpass(_("API token: ")).strip()
     if not token:
-        raise Stop(USAGE, "No token given.")
+        raise Stop(USAGE, _("No token given."))
     args.token = token
     with api(args) as client:
         me = client.get("/me")
     path = config.save(client.server.url, token)
     output.document({"url": client.server.url, **me, "config": str(path)})
+    said = _("Logged in to {url} as {user} (token “{token}”, {scope}). Saved in {file}.")
     output.line(
-        f"Logged in to {client.server.url} as {me['username']} "
-        f"(token “{me['token_name']}”, {me['scope']}). Saved in {path}."
+        said.format(
+            url=client.server.url,
+            user=me["username"],
+            token=me["token_name"],
+            scope=me["scope"],
+            file=path,
+        )
     )
     return PASSED

@@ -58,8 +58,19 @@ from skynet_client.commands import runfile
 from skynet_client.commands.common import api, dataset_on_server
 from skynet_client.exits import FAILED, PASSED, USAGE, Stop
 from skynet_client.waiting import follow_run, wait_for_check
+from skynet_client.words import _
 
 WATCH_NOTE = "Ctrl+C stops watching only: the run goes on on the server."
+
+
+def marks() -> dict[str, str]:
+    """A stopped run's first word, by its status, in the reader's language."""
+    return {
+        "finished": _("FINISHED"),
+        "failed": _("FAILED"),
+        "cancelled": _("CANCELLED"),
+        "paused": _("PAUSED"),
+    }
 
 
 def add(commands, common) -> None:
@@ -120,20 +131,26 @@ def run_submit(args, output) -> int:
     with api(args) as client:
         body = {**found.body, "dataset_id": _dataset_id(client, found, output)}
         draft = client.post("/runs/drafts", body)
-        output.line(f"Draft {draft['id']}: {client.server.url}{draft['url']}")
+        output.line(
+            _("Draft {id}: {page}").format(id=draft["id"], page=client.server.url + draft["url"])
+        )
         check = client.post(f"/runs/drafts/{draft['id']}/check")
         check = wait_for_check(client, check, output, cancel=args.cancel_on_interrupt)
         if not check["passed"]:
             check_command.report(check, output)
             return FAILED
-        output.line(f"Contract check {check['id']} passed: {check['page']}")
+        output.line(
+            _("Contract check {id} passed: {page}").format(id=check["id"], page=check["page"])
+        )
         run = client.post(f"/runs/drafts/{draft['id']}/submit")
         run["page"] = f"{client.server.url}{run['url']}"
-        output.line(f"Run {run['id']} submitted: {run['page']}", style="bold")
+        output.line(
+            _("Run {id} submitted: {page}").format(id=run["id"], page=run["page"]), style="bold"
+        )
         if not args.watch:
             output.document(run)
             return PASSED
-        output.line(WATCH_NOTE)
+        output.line(_("Ctrl+C stops watching only: the run goes on on the server."))
         return _watched(client, run, output, args.cancel_on_interrupt)
 
 
@@ -155,18 +172,22 @@ def run_watch(args, output) -> int:
 def report(run: dict, output) -> None:
     output.document(run)
     finished = run["status"] == "finished"
-    output.line(
-        f"{run['status'].upper()}  {run['message']}", style="bold green" if finished else "bold red"
-    )
+    mark = marks().get(run["status"], run["status"].upper())
+    output.line(f"{mark}  {run['message']}", style="bold green" if finished else "bold red")
     if run["reason"]:
         output.line(f"  {run['reason']}")
     progress = run["progress"]
     output.line(f"  {progress['text']}")
     if progress["best_score"] is not None:
         seed = progress["seed_score"]
+        said = _("best score {best} (candidate {candidate}; the starting one scored {seed})")
         output.line(
-            f"  best score {progress['best_score']:.4g} (candidate {progress['best_candidate']}; "
-            f"the starting one scored {'?' if seed is None else format(seed, '.4g')})"
+            "  "
+            + said.format(
+                best=f"{progress['best_score']:.4g}",
+                candidate=progress["best_candidate"],
+                seed="?" if seed is None else format(seed, ".4g"),
+            )
         )
     output.line(f"  {run['page']}")
 
@@ -182,14 +203,18 @@ def run_download(args, output) -> int:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = archive.namelist()
     except zipfile.BadZipFile:
-        raise Stop(USAGE, f"The server's answer for run {args.run_id} is not a zip.") from None
+        raise Stop(
+            USAGE, _("The server's answer for run {id} is not a zip.").format(id=args.run_id)
+        ) from None
     try:
         target.write_bytes(data)
     except OSError as error:
-        raise Stop(USAGE, f"Cannot write {target}: {error}") from None
+        raise Stop(
+            USAGE, _("Cannot write {file}: {error}").format(file=target, error=error)
+        ) from None
     has_result = "result.json" in names
     output.document({"run": args.run_id, "file": str(target), "bytes": len(data), "files": names})
-    output.line(f"Saved {target} ({len(data)} bytes).")
+    output.line(_("Saved {file} ({size} bytes).").format(file=target, size=len(data)))
     if not has_result:
-        output.line("  No result.json yet: the run has not scored its starting candidate.")
+        output.line("  " + _("No result.json yet: the run has not scored its starting candidate."))
     return PASSED

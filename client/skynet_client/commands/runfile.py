@@ -12,6 +12,7 @@ from pathlib import Path
 from skynet_client.commands.common import read_bytes, read_text
 from skynet_client.exits import USAGE, Stop
 from skynet_client.keys import unknown_keys
+from skynet_client.words import _
 
 KINDS = ("prompt", "python", "dspy")
 
@@ -36,7 +37,7 @@ class RunFile:
 
     def dataset_bytes(self) -> bytes:
         assert self.dataset_path is not None
-        return read_bytes(str(self.dataset_path), "The dataset file")
+        return read_bytes(str(self.dataset_path), _("The dataset file"))
 
 
 def _table(data: dict, key: str, *, required: bool = True) -> dict:
@@ -44,13 +45,13 @@ def _table(data: dict, key: str, *, required: bool = True) -> dict:
     if value is None and not required:
         return {}
     if not isinstance(value, dict):
-        raise Stop(USAGE, f"The run file needs a [{key}] table.")
+        raise Stop(USAGE, _("The run file needs a [{key}] table.").format(key=key))
     return value
 
 
 def _path(base: Path, value: object, key: str) -> Path:
     if not isinstance(value, str) or not value:
-        raise Stop(USAGE, f"In the run file, {key} must be a file name.")
+        raise Stop(USAGE, _("In the run file, {key} must be a file name.").format(key=key))
     return base / value
 
 
@@ -61,15 +62,20 @@ def _text(base: Path, value: object, key: str, what: str) -> str:
 def _artifact(base: Path, table: dict) -> dict:
     kind = table.get("kind", "prompt")
     if kind not in KINDS:
-        raise Stop(USAGE, f"In the run file, artifact.kind must be one of: {', '.join(KINDS)}.")
+        raise Stop(
+            USAGE,
+            _("In the run file, artifact.kind must be one of: {kinds}.").format(
+                kinds=", ".join(KINDS)
+            ),
+        )
     if "file" not in table:
-        raise Stop(USAGE, "In the run file, artifact.file must name the prompt or program.py.")
-    text = _text(base, table["file"], "artifact.file", "The artifact file")
+        raise Stop(USAGE, _("In the run file, artifact.file must name the prompt or program.py."))
+    text = _text(base, table["file"], "artifact.file", _("The artifact file"))
     if kind == "prompt":
         return {"kind": kind, "content": text}
     content = ""
     if "text_file" in table:
-        content = _text(base, table["text_file"], "artifact.text_file", "The artifact text file")
+        content = _text(base, table["text_file"], "artifact.text_file", _("The artifact text file"))
     elif "text" in table:
         content = str(table["text"])
     return {"kind": kind, "content": content, "program": text}
@@ -80,21 +86,24 @@ def _metric(base: Path, table: dict) -> dict:
         return {"source": _text(base, table["file"], "metric.file", "metric.py")}
     if "id" in table:
         return {"metric_id": table["id"], "version": table.get("version")}
-    raise Stop(USAGE, "In the run file, [metric] needs file (a metric.py) or id (a saved one).")
+    raise Stop(USAGE, _("In the run file, [metric] needs file (a metric.py) or id (a saved one)."))
 
 
 def read(path: str) -> RunFile:
     source = Path(path)
-    text = read_text(path, "The run file")
+    text = read_text(path, _("The run file"))
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise Stop(USAGE, f"The run file {path} is not valid TOML: {error}") from None
-    unknown_keys(data, KEYS, f"The run file {path}")
+        raise Stop(
+            USAGE,
+            _("The run file {path} is not valid TOML: {error}").format(path=path, error=error),
+        ) from None
+    unknown_keys(data, KEYS, _("The run file {path}").format(path=path))
     base = source.parent
     dataset = _table(data, "dataset")
     if ("file" in dataset) == ("id" in dataset):
-        raise Stop(USAGE, "In the run file, [dataset] needs file (to upload) or id, not both.")
+        raise Stop(USAGE, _("In the run file, [dataset] needs file (to upload) or id, not both."))
     body = {
         "name": str(data.get("name", "")),
         "artifact": _artifact(base, _table(data, "artifact")),

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skynet_client.exits import USAGE, Stop
+from skynet_client.words import _
 
 
 @dataclass
@@ -108,4 +109,5 @@ def write(suite: Suite, target: str) -> None:
     try:
         Path(target).write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
     except OSError as error:
-        raise Stop(USAGE, f"Cannot write the JUnit report {target}: {error}") from None
+        said = _("Cannot write the JUnit report {file}: {error}")
+        raise Stop(USAGE, said.format(file=target, error=error)) from None

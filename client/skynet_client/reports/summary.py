@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from skynet_client.exits import USAGE, Stop
+from skynet_client.words import _
 
 BAR = 24  # the widest bar of the distribution, in characters
 
@@ -26,7 +27,7 @@ def check_markdown(check: dict, first_line: str) -> str:
     lines = [f"### {'✅' if check['passed'] else '❌'} {first_line}", ""]
     stages = result.get("stages") or []
     if stages:
-        lines += ["| Stage | Status | |", "| --- | --- | --- |"]
+        lines += [f"| {_('Stage')} | {_('Status')} | |", "| --- | --- | --- |"]
         lines += [
             f"| {_cell(s['name'])} | {_cell(s['status_label'])} | {_cell(s.get('message') or '')} |"
             for s in stages
@@ -35,7 +36,7 @@ def check_markdown(check: dict, first_line: str) -> str:
     rows = result.get("cases") or []
     if rows:
         lines += [
-            "| Case | Status | Score | Problem | Feedback |",
+            f"| {_('Case')} | {_('Status')} | {_('Score')} | {_('Problem')} | {_('Feedback')} |",
             "| --- | --- | --- | --- | --- |",
         ]
         for row in rows:
@@ -47,10 +48,11 @@ def check_markdown(check: dict, first_line: str) -> str:
         lines.append("")
         for row in rows:
             if row.get("fix"):
-                lines += [f"Fix for case {row['number']}:", "", "```python", row["fix"], "```", ""]
+                said = _("Fix for case {number}:").format(number=row["number"])
+                lines += [said, "", "```python", row["fix"], "```", ""]
     for hint in result.get("hints") or ():
         lines.append(f"- {hint['message']}")
-    lines += ["", f"[The check on the workbench]({check.get('page', '')})", ""]
+    lines += ["", f"[{_('The check on the workbench')}]({check.get('page', '')})", ""]
     return "\n".join(lines)
 
 
@@ -65,13 +67,24 @@ def _distribution(bins: list[dict]) -> list[str]:
     return [*lines, "```", ""]
 
 
-def evaluation_markdown(evaluation: dict, first_line: str) -> str:
+def evaluation_markdown(evaluation: dict, first_line: str, passed: bool) -> str:
     summary = evaluation.get("summary") or {}
-    passed = first_line.startswith("PASSED")
     lines = [f"### {'✅' if passed else '❌'} {first_line}", ""]
     if summary:
         lines += [
-            "| Cases | Valid | Not valid | Mean | Median | Min | Max |",
+            "| "
+            + " | ".join(
+                (
+                    _("Cases"),
+                    _("Valid"),
+                    _("Not valid"),
+                    _("Mean"),
+                    _("Median"),
+                    _("Min"),
+                    _("Max"),
+                )
+            )
+            + " |",
             "| --- | --- | --- | --- | --- | --- | --- |",
             f"| {summary['cases']} | {summary['valid']} | {summary['invalid']} "
             f"| {_number(summary['mean'])} | {_number(summary['score']['median'])} "
@@ -81,12 +94,12 @@ def evaluation_markdown(evaluation: dict, first_line: str) -> str:
         lines += _distribution(summary["score"].get("bins") or [])
         groups = summary.get("failures") or []
         if groups:
-            lines += ["| Cases | Status | Problem |", "| --- | --- | --- |"]
+            lines += [f"| {_('Cases')} | {_('Status')} | {_('Problem')} |", "| --- | --- | --- |"]
             lines += [
                 f"| {g['count']} | {_cell(g['status'])} | {_cell(g['message'])} |" for g in groups
             ]
             lines.append("")
-    lines += [f"[The evaluation on the workbench]({evaluation.get('page', '')})", ""]
+    lines += [f"[{_('The evaluation on the workbench')}]({evaluation.get('page', '')})", ""]
     return "\n".join(lines)
 
 
@@ -99,4 +112,5 @@ def write(markdown: str, target: str | None) -> None:
         with Path(path).open(mode, encoding="utf-8") as handle:
             handle.write(markdown)
     except OSError as error:
-        raise Stop(USAGE, f"Cannot write the summary {path}: {error}") from None
+        said = _("Cannot write the summary {file}: {error}")
+        raise Stop(USAGE, said.format(file=path, error=error)) from None
