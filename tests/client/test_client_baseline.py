@@ -59,7 +59,7 @@ def test_a_version_compared_with_the_one_main_was_at(cli, celery_worker_process,
     assert VersionLabel.objects.get(name="pr-7").version.number == 2
 
     text = cli(*ARGS, "--max-invalid", "1", "--baseline", "main")
-    assert text.stdout.startswith("FAILED  1 cases valid under version 1 are not valid now")
+    assert text.stdout.startswith("FAILED  1 case valid under version 1 is not valid now")
     assert "  baseline: version 1, evaluation " in text.stdout and "(reused)" in text.stdout
     assert "case 5 (row 5): valid 0 → error —" in text.stdout, text.stdout
     assert "      before: The output must be the city name only" in text.stdout

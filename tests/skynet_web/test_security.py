@@ -33,6 +33,8 @@ PUBLIC = {
     "switch_language",
     "docs:index",
     "docs:page",
+    # The command line's wheel: the same client as the source's, for `pip install`.
+    "client_download",
 }
 
 
