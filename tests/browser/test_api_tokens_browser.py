@@ -8,8 +8,11 @@ import re
 
 import pytest
 
+import skynet_client
 from api.models import ApiToken
 from tests.browser.conftest import log_in
+
+WHEEL = f"skynet_client-{skynet_client.__version__}-py3-none-any.whl"
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 
@@ -36,6 +39,13 @@ def test_make_see_once_and_revoke_a_token(page, live_server, alice, language, sc
     page.click("button[data-copy-target=new-token]")
     page.wait_for_function("() => document.querySelector('.copy-status').textContent !== ''")
     assert page.evaluate("() => navigator.clipboard.readText()") == shown
+    # The line that installs this workbench's own client, copied whole.
+    page.click("button[data-copy-target=install-line]")
+    page.wait_for_function(
+        "() => navigator.clipboard.readText().then(text => text.startsWith('pip install '))"
+    )
+    installs = page.evaluate("() => navigator.clipboard.readText()")
+    assert installs == f"pip install {live_server.url}/client/{WHEEL}"
     row = ApiToken.objects.get(owner=alice)
     assert row.scope == "write" and shown.startswith(f"skn_{row.prefix}")
     for size, name in ((LAPTOP, "laptop"), (PHONE, "phone")):
