@@ -29,6 +29,11 @@ SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 
 # Rewritten by the upgrade, and checked on their own below.
 REWRITTEN = {"django_migrations", "django_content_type"}
+# Made by migrations that came after the layout step, by table: each is new and empty after
+# the upgrade, and Django adds its model's content type and permissions.
+ADDED = {"metrics_versionlabel": ("metrics", "versionlabel")}
+# The tables that gain those permissions: every old row kept, the new ones the added models'.
+GROWN = {"auth_permission"}
 
 # Where each moved model's content type was, and where it must be now.
 RELABELLED = {
@@ -109,12 +114,23 @@ def _check_upgrade(database_url: str, tables_of, rows_of) -> None:
     assert "No planned migration operations." in _manage(database_url, "migrate", "--plan")
     _manage(database_url, "makemigrations", "--check", "--dry-run")
 
-    assert tables_of() == before_tables  # no table made, none dropped: only the state moved
-    for table in sorted(before_tables - REWRITTEN):
+    # None dropped; the layout step made none and moved only the state. Later ones made
+    # those of ADDED, empty.
+    assert tables_of() == before_tables | set(ADDED)
+    for table in ADDED:
+        assert rows_of(table) == [], table
+    for table in sorted(before_tables - REWRITTEN - GROWN):
         assert rows_of(table) == before[table], table
     types_after = {row[0]: (row[1], row[2]) for row in rows_of("django_content_type")}
     for pk, old in types_before.items():
         assert types_after[pk] == RELABELLED.get(old, old), old
+    new_types = {types_after[pk] for pk in set(types_after) - set(types_before)}
+    assert new_types == set(ADDED.values())
+    for table in GROWN:
+        after = rows_of(table)
+        assert set(before[table]) <= set(after), table
+        for row in set(after) - set(before[table]):
+            assert any(model in str(value) for _, model in ADDED.values() for value in row), row
     applied = {(row[1], row[2]) for row in rows_of("django_migrations")}
     assert {(row[1], row[2]) for row in before["django_migrations"]} <= applied
     # The optimizations app's history is counted as the runs app's first migration.
@@ -152,7 +168,7 @@ def _sqlite(tmp_path: Path) -> None:
     def rows_of(table: str) -> list[tuple]:
         rows = db.execute(f'SELECT * FROM "{table}"').fetchall()
         if table == "sqlite_sequence":  # the rewritten tables' counters move with them
-            rows = [row for row in rows if row[0] not in REWRITTEN]
+            rows = [row for row in rows if row[0] not in REWRITTEN | GROWN]
         return sorted(rows, key=repr)
 
     try:
