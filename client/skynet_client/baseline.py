@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from skynet_client.exits import USAGE, Stop
 from skynet_client.reports.of_evaluation import cases as all_cases
 from skynet_client.waiting import wait_for_evaluation
-from skynet_client.words import _, ngettext
+from skynet_client.words import _, case_status, ngettext
 
 LATEST_PASSED = "latest-passed"
 SAME = 1e-9  # scores closer than this are the same score
@@ -207,8 +207,8 @@ def lines(comparison: dict, reused: bool, max_drop: float) -> list[str]:
             + _("case {number} (row {row}): {before} → {now}").format(
                 number=case["number"],
                 row=case["row"],
-                before=f"{before['status']} {_score(before)}",
-                now=f"{now['status']} {_score(now)}",
+                before=f"{case_status(before['status'])} {_score(before)}",
+                now=f"{case_status(now['status'])} {_score(now)}",
             )
         )
         said.append(

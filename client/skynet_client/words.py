@@ -37,3 +37,15 @@ def _(message: str) -> str:
 
 def ngettext(singular: str, plural: str, count: int) -> str:
     return _active.ngettext(singular, plural, count)
+
+
+def case_status(code: str) -> str:
+    """How a case ended (a status code of the API's), in words."""
+    said = {
+        "valid": _("valid"),
+        "invalid": _("invalid"),
+        "error": _("error"),
+        "timeout": _("timed out"),
+        "skipped": _("not run"),
+    }
+    return said.get(code, code)

@@ -12,7 +12,7 @@ from skynet_client.commands.common import add_reports, api, dataset_on_server, r
 from skynet_client.exits import FAILED, PASSED, USAGE, Stop
 from skynet_client.reports import junit, of_evaluation, summary
 from skynet_client.waiting import wait_for_evaluation
-from skynet_client.words import _, ngettext
+from skynet_client.words import _, case_status, ngettext
 
 # A column's role as the command line says it, and as the API names it: the expected
 # value is the role the wizard calls Output.
@@ -327,16 +327,6 @@ def _number(value: float | None) -> str:
     return _("none") if value is None else f"{value:.4g}"
 
 
-def _statuses() -> dict[str, str]:
-    """How a case that is not valid ended, in words."""
-    return {
-        "invalid": _("invalid"),
-        "error": _("error"),
-        "timeout": _("timed out"),
-        "skipped": _("not run"),
-    }
-
-
 def _first_line(evaluation: dict, gate: dict) -> str:
     """The verdict and its reason on one line: what -q still prints on a failure."""
     reason = gate["reason"]
@@ -387,9 +377,8 @@ def report(evaluation: dict, gate: dict, output, target: Path | None) -> None:
     summary = evaluation.get("summary")
     if summary:
         # How the cases that were not valid ended (valid ones are counted already).
-        words = _statuses()
         others = ", ".join(
-            f"{words.get(status, status)} {count}"
+            f"{case_status(status)} {count}"
             for status, count in summary["counts"].items()
             if count and status != "valid"
         )
