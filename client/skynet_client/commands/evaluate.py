@@ -34,6 +34,23 @@ def column_role(text: str) -> tuple[str, str]:
     return name, ROLES[role]
 
 
+def add_columns(parser) -> None:
+    """--column and --recorded, as evaluate and init take them."""
+    parser.add_argument(
+        "--column",
+        action="append",
+        type=column_role,
+        default=[],
+        metavar="NAME=ROLE",
+        help="a column's role: input, expected (the reference the metric gets as "
+        "`expected`; `output` is the same) or ignore; repeatable (the others are guessed "
+        "by their names)",
+    )
+    parser.add_argument(
+        "--recorded", metavar="COLUMN", help="the column of recorded outputs to score"
+    )
+
+
 def add(commands, common) -> None:
     parser = commands.add_parser(
         "evaluate",
@@ -66,19 +83,7 @@ def add(commands, common) -> None:
         "--name",
         help="save METRIC as a version of your metric of this name (default: METRIC as given)",
     )
-    parser.add_argument(
-        "--column",
-        action="append",
-        type=column_role,
-        default=[],
-        metavar="NAME=ROLE",
-        help="a column's role: input, expected (the reference the metric gets as "
-        "`expected`; `output` is the same) or ignore; repeatable (the server guesses the "
-        "others by their names)",
-    )
-    parser.add_argument(
-        "--recorded", metavar="COLUMN", help="the column of recorded outputs to score"
-    )
+    add_columns(parser)
     parser.add_argument(
         "--twice", action="store_true", help="score each case twice, to find flaky cases"
     )

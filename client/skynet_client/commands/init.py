@@ -11,7 +11,7 @@ from pathlib import Path
 
 from skynet_client import __version__, config, project
 from skynet_client.commands.common import read_bytes
-from skynet_client.commands.evaluate import column_role
+from skynet_client.commands.evaluate import add_columns
 from skynet_client.exits import PASSED, USAGE, Stop
 from skynet_client.words import _, ngettext
 
@@ -68,15 +68,7 @@ def add(commands, common) -> None:
     parser.add_argument(
         "--data", metavar="FILE", help="a CSV or JSON Lines file of recorded outputs"
     )
-    parser.add_argument(
-        "--column",
-        action="append",
-        type=column_role,
-        default=[],
-        metavar="NAME=ROLE",
-        help="a column's role: input, expected or ignore (else guessed from its name)",
-    )
-    parser.add_argument("--recorded", metavar="COLUMN", help="the column of recorded outputs")
+    add_columns(parser)
     parser.add_argument("--min-mean", type=float, metavar="X", help="evaluate's --min-mean")
     parser.add_argument("--force", action="store_true", help="replace files that exist")
     parser.set_defaults(func=run)
