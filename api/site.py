@@ -19,7 +19,7 @@ api = NinjaAPI(
     description=str(
         _(
             "Check and evaluate metrics and submit optimization runs from a script or a CI "
-            "job. Send a personal API token as “Authorization: Bearer <token>”."
+            "job. Send a personal API token as `Authorization: Bearer <token>`."
         )
     ),
     auth=TokenAuth(),

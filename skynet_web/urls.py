@@ -6,11 +6,13 @@ from django.urls import include, path
 
 from api.site import api
 from api.views import client_download
-from skynet_web import health, language
+from skynet_web import health, icon, language
 
 urlpatterns = [
     # Machine-facing: no language prefix, no session.
     path("healthz", health.healthz, name="healthz"),
+    # Asked for by browsers and feed readers whatever a page links: the site's icon.
+    path("favicon.ico", icon.favicon, name="favicon"),
     path("language/", language.switch_language, name="switch_language"),
     # Docs pages carry their language in their own path: /docs/<lang>/<section>/<page>.
     path("docs/", include("docs_site.urls")),

@@ -70,5 +70,7 @@ def test_the_api_docs_render_under_the_sites_policy(page, live_server):
     page.goto(f"{live_server.url}/api/v1/docs")
     page.wait_for_selector("text=Skynet metric workbench API")
     page.wait_for_selector('[data-path="/api/v1/checks"]')
+    # The description's header is shown whole, its <token> not taken for HTML.
+    assert "Authorization: Bearer <token>" in page.inner_text("body")
     assert not [e for e in errors if "Content Security Policy" in e], errors
     assert all(url.startswith(live_server.url) for url in requests), requests

@@ -127,3 +127,14 @@ def test_the_review_prompt_can_answer_in_every_interface_language():
     with translation.override("en"):
         interface = {code: str(name) for code, name in settings.LANGUAGES}
     assert interface == REVIEW_LANGUAGES
+
+
+def test_spanish_names_the_product_taller():
+    """The product is "el taller" in Spanish, on the pages as in the docs: no sentence leaves
+    it in English."""
+    left = [
+        entry.msgid
+        for entry in catalogue("es").translated_entries()
+        if "workbench" in " ".join([entry.msgstr, *entry.msgstr_plural.values()])
+    ]
+    assert left == []

@@ -35,6 +35,8 @@ PUBLIC = {
     "docs:page",
     # The command line's wheel: the same client as the source's, for `pip install`.
     "client_download",
+    # The site's icon, which every page links.
+    "favicon",
 }
 
 
