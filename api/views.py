@@ -31,11 +31,17 @@ class TokenForm(forms.Form):
         max_length=80,
         help_text=gettext_lazy("Where you use it, such as “CI of my-project”."),
     )
+    # skynet check, evaluate and run submit write (a check, a version, an evaluation, a
+    # run): a token made for them is what most users come here for.
     scope = forms.ChoiceField(
         label=gettext_lazy("May"),
         choices=ApiToken.Scope.choices,
-        initial=ApiToken.Scope.READ,
+        initial=ApiToken.Scope.WRITE,
         widget=forms.RadioSelect,
+        help_text=gettext_lazy(
+            "skynet check, evaluate and run submit need a token that may read and write; "
+            "reading is enough to follow and download what they started."
+        ),
     )
     expires = forms.ChoiceField(label=gettext_lazy("Expires"), choices=EXPIRIES, initial="90")
 

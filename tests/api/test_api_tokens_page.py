@@ -81,3 +81,10 @@ def test_one_user_may_hold_twenty_active_tokens(owner_client, monkeypatch):
 def test_the_page_needs_a_login(client):
     response = client.get("/en/accounts/tokens/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_the_form_starts_on_read_and_write_and_says_which_commands_need_it(owner_client):
+    body = owner_client.get("/en/accounts/tokens/").content.decode()
+    assert re.search(r'<input[^>]*value="write"[^>]*checked', body), "read and write first"
+    assert not re.search(r'<input[^>]*value="read"[^>]*checked', body)
+    assert "skynet check, evaluate and run submit need a token that may read and write" in body

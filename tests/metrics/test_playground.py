@@ -334,3 +334,9 @@ def test_anonymous_users_are_sent_to_log_in(client, metric):
     response = client.get(f"/en/metrics/{metric.pk}/")
     assert response.status_code == 302
     assert response["Location"].startswith("/en/accounts/login/")
+
+
+def test_the_home_page_offers_to_start_from_a_dspy_or_gepa_metric(owner_client):
+    body = owner_client.get("/en/").content.decode()
+    assert 'id="start-from-framework"' in body
+    assert 'href="/en/metrics/new/import/" id="start-from-framework"' in body
