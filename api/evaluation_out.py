@@ -159,9 +159,15 @@ def _stats(stats: dict | None) -> dict:
     }
 
 
-def _failures(evaluation: Evaluation, failures: list[dict]) -> list[dict]:
+def _firsts(evaluation: Evaluation) -> dict:
+    """The first case of each failure group, which words the group (and the verdict)."""
+    failures = (evaluation.summary or {}).get("failures") or []
     firsts = [group["examples"][0] for group in failures if group.get("examples")]
-    worded = presenters.failure_groups(failures, selectors.cases_at(evaluation, firsts))
+    return selectors.cases_at(evaluation, firsts)
+
+
+def _failures(failures: list[dict], firsts: dict) -> list[dict]:
+    worded = presenters.failure_groups(failures, firsts)
     return [
         {
             "code": group.get("code") or "",
@@ -176,7 +182,7 @@ def _failures(evaluation: Evaluation, failures: list[dict]) -> list[dict]:
     ]
 
 
-def summary_out(evaluation: Evaluation) -> dict | None:
+def summary_out(evaluation: Evaluation, firsts: dict) -> dict | None:
     summary = evaluation.summary
     if not summary:
         return None
@@ -195,7 +201,7 @@ def summary_out(evaluation: Evaluation) -> dict | None:
         "counts": {status: counts.get(status) or 0 for status in STATUSES},
         "score": score,
         "named": {name: _stats(named[name]) for name in sorted(named)},
-        "failures": _failures(evaluation, summary.get("failures") or []),
+        "failures": _failures(summary.get("failures") or [], firsts),
         "feedback": summary.get("feedback"),
         "slowest": summary.get("slowest") or [],
         "time": summary.get("time"),
@@ -221,6 +227,11 @@ def evaluation_out(evaluation: Evaluation) -> dict:
     evaluation = sweeps.as_the_sweep_will_leave_it(evaluation)
     second = evaluation.second_version
     progress = _progress(evaluation)
+    # Read once for the summary's failure groups and the verdict's reason.
+    firsts = _firsts(evaluation)
+    failures = (evaluation.summary or {}).get("failures") or []
+    top = (failures[0].get("examples") or [None])[0] if failures else None
+    first_failed = firsts.get(top)
     return {
         **evaluation_brief(evaluation, progress),
         "failure_message": presenters.failure_text(evaluation),
@@ -230,8 +241,8 @@ def evaluation_out(evaluation: Evaluation) -> dict:
         "started_at": evaluation.started_at,
         "finished_at": evaluation.finished_at,
         "progress": progress,
-        "summary": summary_out(evaluation),
-        "verdict": verdict(evaluation).as_dict(),
+        "summary": summary_out(evaluation, firsts),
+        "verdict": verdict(evaluation, first_failed=first_failed).as_dict(),
     }
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from skynet_client.exits import USAGE, Stop
 from skynet_client.reports.of_evaluation import cases as all_cases
 from skynet_client.waiting import wait_for_evaluation
-from skynet_client.words import _, case_status, ngettext
+from skynet_client.words import _, case_status, ngettext, number
 
 LATEST_PASSED = "latest-passed"
 SAME = 1e-9  # scores closer than this are the same score
@@ -167,9 +167,6 @@ def _score(side: dict) -> str:
 
 
 def lines(comparison: dict, reused: bool, max_drop: float) -> list[str]:
-    def number(value: float | None) -> str:
-        return _("none") if value is None else f"{value:.4g}"
-
     change = comparison["change"]
     said = [
         "  "

@@ -19,11 +19,6 @@ from skynet_client.config import Server
 from skynet_client.exits import USAGE, Stop
 from skynet_client.words import _
 
-
-def language() -> str:
-    return words.language()
-
-
 # The API version this client was written for (api/version.py on the server).
 API_VERSION = "1.1"
 VERSION_HEADER = "Skynet-Api-Version"
@@ -42,7 +37,7 @@ class Api:
         self.warned = False
         headers = {
             "Accept": "application/json",
-            "Accept-Language": lang or language(),
+            "Accept-Language": lang or words.language(),
             "User-Agent": f"skynet-client/{__version__}",
         }
         if server.token:

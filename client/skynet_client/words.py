@@ -39,6 +39,11 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return _active.ngettext(singular, plural, count)
 
 
+def number(value: float | None) -> str:
+    """A score or a mean as the lines print it: four significant digits, or "none"."""
+    return _("none") if value is None else f"{value:.4g}"
+
+
 def case_status(code: str) -> str:
     """How a case ended (a status code of the API's), in words."""
     said = {

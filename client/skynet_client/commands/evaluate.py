@@ -12,7 +12,7 @@ from skynet_client.commands.common import add_reports, api, dataset_on_server, r
 from skynet_client.exits import FAILED, PASSED, USAGE, Stop
 from skynet_client.reports import junit, of_evaluation, summary
 from skynet_client.waiting import wait_for_evaluation
-from skynet_client.words import _, case_status, ngettext
+from skynet_client.words import _, case_status, ngettext, number
 
 # A column's role as the command line says it, and as the API names it: the expected
 # value is the role the wizard calls Output.
@@ -328,15 +328,11 @@ def judge(evaluation: dict, min_mean: float | None, limit: tuple[float, bool] = 
     }
 
 
-def _number(value: float | None) -> str:
-    return _("none") if value is None else f"{value:.4g}"
-
-
 def _first_line(evaluation: dict, gate: dict) -> str:
     """The verdict and its reason on one line: what -q still prints on a failure."""
     reason = gate["reason"]
     said = (evaluation.get("verdict") or {}).get("text") or evaluation.get("failure_message")
-    mean = _number(gate["mean"])
+    mean = number(gate["mean"])
     allows = _("(--max-invalid allows {count})").format(count=gate["max_invalid"])
     if reason == "passed":
         line = f"{_('PASSED')}  " + _("mean {mean} · {verdict}").format(mean=mean, verdict=said)
@@ -344,12 +340,12 @@ def _first_line(evaluation: dict, gate: dict) -> str:
     failed = _("FAILED")
     if reason == "below_min_mean":
         line = _("mean {mean} is below --min-mean {bar}").format(
-            mean=mean, bar=_number(gate["min_mean"])
+            mean=mean, bar=number(gate["min_mean"])
         )
         score = (evaluation.get("summary") or {}).get("score") or {}
         top = score.get("max")
         if top is not None and gate["min_mean"] > top:
-            line += " " + _("(no valid case scored above {top})").format(top=_number(top))
+            line += " " + _("(no valid case scored above {top})").format(top=number(top))
         return f"{failed}  {line}"
     if reason == "case_broke":
         base = gate["baseline"]
@@ -363,7 +359,7 @@ def _first_line(evaluation: dict, gate: dict) -> str:
         base = gate["baseline"]
         line = _(
             "the mean fell from {before} (version {version}) to {now}, more than --max-drop allows"
-        ).format(before=_number(base["mean"]), version=base["version"], now=mean)
+        ).format(before=number(base["mean"]), version=base["version"], now=mean)
         return f"{failed}  {line}"
     if reason == "no_mean":
         line = _("no valid case has a score, so there is no mean · {verdict}").format(verdict=said)
@@ -395,9 +391,7 @@ def report(evaluation: dict, gate: dict, output, target: Path | None) -> None:
         output.line(f"{line} ({others})" if others else line)
         for name, stats in summary["named"].items():
             said = _("{name}: mean {mean} over {count}")
-            output.line(
-                "  " + said.format(name=name, mean=_number(stats["mean"]), count=stats["n"])
-            )
+            output.line("  " + said.format(name=name, mean=number(stats["mean"]), count=stats["n"]))
         for group in summary["failures"]:
             output.line(f"  {group['count']} × {group['status']}: {group['message']}")
             if group.get("fix"):
