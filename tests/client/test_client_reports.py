@@ -134,3 +134,28 @@ def test_an_evaluation_writes_one_testcase_a_case_and_a_summary(
     assert summary.startswith("### ❌ FAILED  3 of 30 cases failed: score raised KeyError")
     assert "| 30 | 27 | 3 |" in summary
     assert "/evaluations/" in summary
+
+
+# As metrics written for DSPy GEPA are published (the tutorials' and dspy's own, see
+# tests/public_metrics/): no `score`, a DSPy metric on line 4.
+DSPY_SHAPED = """\
+import dspy
+
+
+def metric(example, pred, trace=None, pred_name=None, pred_trace=None):
+    return dspy.Prediction(score=float(example.answer == pred.answer), feedback="")
+"""
+
+
+def test_a_metric_written_for_dspy_is_annotated_where_it_is_defined(
+    cli, celery_worker_process, tmp_path
+):
+    (tmp_path / "metric.py").write_text(DSPY_SHAPED)
+    done = cli("check", "metric.py", "--junit", "report.xml", GITHUB_ACTIONS="true")
+    assert done.returncode == 1, done.stdout + done.stderr
+    errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
+    assert errors and errors[0].startswith("::error file=metric.py,line=4,title=Load::"), errors
+    load = next(
+        c for c in _junit(tmp_path / "report.xml").iter("testcase") if c.get("name") == "Load"
+    )
+    assert load.find("failure").text.startswith("metric.py:4\n")

@@ -13,11 +13,20 @@ def _line(params: dict | None) -> int | None:
     return line if isinstance(line, int) and line > 0 else None
 
 
+def _named_line(params: dict | None) -> int | None:
+    """The line params name: their own, else their first candidate's (a metric written
+    for DSPy or gepa, found where `score` was looked for)."""
+    params = params or {}
+    candidates = params.get("candidates") or [None]
+    return _line(params) or (_line(candidates[0]) if isinstance(candidates[0], dict) else None)
+
+
 def stage_line(stage: dict) -> int | None:
-    """The metric.py line a failed stage names (a syntax error, a bad signature)."""
-    found = _line(stage.get("params"))
+    """The metric.py line a failed stage names (a syntax error, a bad signature, the
+    function that should have been `score`)."""
+    found = _named_line(stage.get("params"))
     for problem in stage.get("problems") or ():
-        found = found or _line(problem.get("params"))
+        found = found or _named_line(problem.get("params"))
     return found
 
 
