@@ -10,6 +10,8 @@ database's write lock until the transaction ends).
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -19,6 +21,8 @@ from jobs.models import RateBucket
 
 CHECK = "check"
 REVIEW = "review"
+CONVERT = "convert"
+CONVERTING = "converting"  # the lease: one conversion at a time per user
 
 
 def take(owner: AbstractBaseUser, kind: str, *, per_minute: int) -> bool:
@@ -48,3 +52,20 @@ def _ensure(owner: AbstractBaseUser, kind: str, per_minute: int) -> None:
             )
     except IntegrityError:
         pass  # another request made it first
+
+
+def lease(owner: AbstractBaseUser, kind: str, *, seconds: float) -> bool:
+    """Take `owner`'s lease of `kind` for `seconds`, or False while another holds it:
+    one at a time per user, without a transaction held meanwhile. The bucket row of
+    `kind` carries the lease's end in `refilled_at`; taking it is one conditional UPDATE.
+    A holder that dies frees it when `seconds` have passed."""
+    _ensure(owner, kind, 1)
+    now = timezone.now()
+    taken = RateBucket.objects.filter(owner=owner, kind=kind, refilled_at__lte=now).update(
+        refilled_at=now + timedelta(seconds=seconds)
+    )
+    return taken == 1
+
+
+def release(owner: AbstractBaseUser, kind: str) -> None:
+    RateBucket.objects.filter(owner=owner, kind=kind).update(refilled_at=timezone.now())

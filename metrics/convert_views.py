@@ -3,8 +3,6 @@ diff, and saved only when the user accepts it (then the check runs on it)."""
 
 from __future__ import annotations
 
-import hashlib
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -15,7 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from checks import services as check_services
 from metrics import selectors, services
-from metrics.conversion import review
+from metrics.conversion import digest, review
 from metrics.forms import MetricImportForm
 from wording import words
 
@@ -35,7 +33,7 @@ def metric_convert(request: HttpRequest, pk: int) -> HttpResponse:
     )
     if version is None:
         return redirect("metrics:detail", pk=metric.pk)
-    found = review(version.source)
+    found = review(version.source, request.user)
     if request.method == "GET" or found.converted is None or not found.changed:
         return render(
             request, "metrics/convert.html", {"metric": metric, "version": version, "review": found}
@@ -69,7 +67,7 @@ def metric_import(request: HttpRequest) -> HttpResponse:
     found = None
     if request.method == "POST" and form.is_valid():
         source = form.cleaned_data["source"]
-        found = review(source)
+        found = review(source, request.user)
         # Create only what was reviewed: a source edited after its review is shown again.
         reviewed = request.POST.get("reviewed") == digest(source)
         if request.POST.get("action") == "create" and not reviewed:
@@ -97,7 +95,3 @@ def metric_import(request: HttpRequest) -> HttpResponse:
         "metrics/import.html",
         {"form": form, "review": found, "reviewed": reviewed_digest},
     )
-
-
-def digest(source: str) -> str:
-    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()

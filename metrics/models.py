@@ -72,3 +72,29 @@ class VersionLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} → {self.version}"
+
+
+class Conversion(models.Model):
+    """What Convert made of one text a user sent it, kept by the text's SHA-256: the
+    convert page of a saved version and an import's review then its "Create" read it
+    here instead of converting again. `result` is the Conversion's to_dict(), or
+    {"error": {"code", "line", "params"}} when the text could not be converted."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversions"
+    )
+    digest = models.CharField(max_length=64)
+    result = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    # A user's conversions kept; the oldest go when one more is made.
+    KEPT = 200
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "digest"], name="unique_conversion_per_text")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner} {self.digest[:12]}"

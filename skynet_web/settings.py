@@ -356,6 +356,12 @@ try:
     API_UNKNOWN_TOKEN_RATE_PER_MINUTE = env_int("SKYNET_API_UNKNOWN_TOKEN_RATE", 20, minimum=1)
     # "Review my feedback" asks the reflection model: a paid call, limited per user.
     REVIEW_RATE_PER_MINUTE = env_int("SKYNET_REVIEW_RATE_PER_MINUTE", 10, minimum=1)
+    # Convert (metrics.conversion): conversions one user may make a minute (a text
+    # converted before is read back, not counted), each in a child process held to
+    # these CPU seconds and megabytes, one at a time per user.
+    CONVERT_RATE_PER_MINUTE = env_int("SKYNET_CONVERT_RATE_PER_MINUTE", 10, minimum=1)
+    CONVERT_SECONDS = env_int("SKYNET_CONVERT_SECONDS", 10, minimum=1, maximum=120)
+    CONVERT_MEGABYTES = env_int("SKYNET_CONVERT_MEGABYTES", 1024, minimum=256)
     # Evaluations (a metric over a whole dataset): one at a time per user, a few a minute,
     # at most this many cases, and a model budget of a check's per three cases, refused up
     # front beyond EVALUATION_MAX_MODEL_USD.

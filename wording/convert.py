@@ -106,6 +106,15 @@ ERRORS = {
         "as UTF-8."
     ),
     "internal_error": _("The converter could not rewrite this metric: %(msg)s"),
+    "too_costly": _(
+        "Converting this metric needed more than the converter's limits: %(seconds)s s "
+        "of CPU time or %(megabytes)s MB of memory. Convert a shorter file: move long "
+        "helpers out of metric.py."
+    ),
+    "convert_busy": _("Another conversion of yours is still running. Wait for it, then try again."),
+    "convert_rate_limited": _(
+        "You have converted %(limit)s metrics in the last minute. Wait a moment, then try again."
+    ),
 }
 
 

@@ -9,10 +9,11 @@ unused go (imports.py). Where a pass cannot decide, it leaves the code as it was
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from libcst.metadata import MetadataWrapper
 
+from contract.convert.elide import elide, restore
 from contract.convert.imports import tidy_imports
 from contract.convert.notes import COMMENT_PREFIX, ConvertError, Note, NoteBook
 from contract.convert.parse import parse
@@ -41,7 +42,19 @@ def convert(source: str) -> Conversion:
     """The source rewritten into the contract; raises ConvertError on a syntax error.
 
     Converting the result again changes nothing: its `score` is in the contract's form.
+    Long constant data is set aside while the passes run (elide.py), so the time goes
+    to the code, not to a table of numbers after it.
     """
+    elided, taken = elide(source)
+    if taken:
+        conversion = _convert(elided)
+        text = restore(conversion.source, taken)
+        if text is not None and _compiles(text):
+            return replace(conversion, source=text, changed=text != source)
+    return _convert(source)
+
+
+def _convert(source: str) -> Conversion:
     wrapper = MetadataWrapper(parse(source))
     located = locate(wrapper)
     unchanged = _unchanged(source, located)
@@ -61,6 +74,14 @@ def convert(source: str) -> Conversion:
             "internal_error", getattr(exc, "lineno", None), {"msg": str(exc)}
         ) from exc
     return Conversion(text, chosen.recognition.framework, text != source, notes)
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(text, "metric.py", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _unchanged(source: str, located: Located) -> Conversion | None:

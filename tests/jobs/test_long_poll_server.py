@@ -4,9 +4,6 @@ they wait (jobs.longpoll)."""
 
 from __future__ import annotations
 
-import os
-import re
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -16,8 +13,8 @@ from django.test import Client
 
 from checks.models import Check
 from jobs import longpoll, notify
-from skynet_web.processes import Supervisor
-from tests.conftest import ROOT, _database_url, wait_for
+from tests.conftest import wait_for
+from tests.servers import gunicorn
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 
@@ -31,37 +28,17 @@ ASK_AGAIN = f'delay:{longpoll.ASK_AGAIN_MS}ms"'
 def site(django_db_setup, redis_url, tmp_path_factory):
     """gunicorn with one process of THREADS threads on the test database and Redis, which
     lets PER_USER requests of a user, THREADS - 1 in all, wait."""
-    from django.db import connection
-
-    env = {
-        **os.environ,
-        "DATABASE_URL": _database_url(connection.settings_dict),
-        "REDIS_URL": redis_url,
-        "DJANGO_SETTINGS_MODULE": "skynet_web.settings",
-        # Static files by their plain names: no collectstatic for a test.
-        "DJANGO_DEBUG": "1",
+    log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
+    limits = {
         "SKYNET_LONG_POLLS_PER_USER": str(PER_USER),
         "SKYNET_LONG_POLLS_PER_PROCESS": str(THREADS - 1),
     }
-    log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
-    children = Supervisor(cwd=ROOT, env=env)
-    argv = [sys.executable, "-m", "gunicorn", "tests.jobs.held_wsgi:application"]
-    argv += ["--workers", "1", "--worker-class", "gthread", "--threads", str(THREADS)]
-    argv += ["--bind", "127.0.0.1:0", "--graceful-timeout", "5"]
-    children.start("gunicorn", argv, log=log)
-    try:
-
-        def listening() -> str | None:
-            children.raise_if_exited()
-            found = re.search(r"Listening at: (http://127\.0\.0\.1:\d+)", log.read_text())
-            return found and found.group(1)
-
-        url = wait_for(listening)
+    with gunicorn(
+        log, redis_url, threads=THREADS, app="tests.jobs.held_wsgi:application", **limits
+    ) as (url, _):
         # Up once it answers: the first request in a fresh process loads the URLs.
         wait_for(lambda: _get(url, "/healthz", "", htmx=False, quiet=True))
         yield url
-    finally:
-        children.stop(grace_s=10)
 
 
 def _cookie(user) -> str:

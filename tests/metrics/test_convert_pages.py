@@ -12,7 +12,7 @@ from contract.cases import parse_cases_jsonl
 from contract.engine import run_check
 from jobs import sandbox_pool
 from metrics import services as metric_services
-from metrics.models import Metric
+from metrics.models import Conversion, Metric
 
 pytestmark = pytest.mark.django_db
 
@@ -147,3 +147,70 @@ def test_the_conversion_pages_speak_the_readers_language(owner_client, dspy_metr
     assert not any(text in body for text in english)
     page = owner_client.get(f"/{language}/metrics/new/import/").content.decode()
     assert "Start from a DSPy or gepa metric" not in page
+
+
+# Between users: a conversion is kept, limited a minute, one at a time, and bounded.
+
+
+def test_a_conversion_is_kept_and_read_back_without_converting_again(
+    owner_client, owner, dspy_metric, settings
+):
+    settings.CONVERT_RATE_PER_MINUTE = 1
+    for _ in range(3):  # the page, viewed again and again, converts once
+        response = owner_client.get(f"/en/metrics/{dspy_metric.pk}/convert/")
+        assert 'id="accept-conversion"' in response.content.decode()
+    assert Conversion.objects.filter(owner=owner).count() == 1
+    # Accepting reads the kept conversion too, within the same one a minute.
+    owner_client.post(f"/en/metrics/{dspy_metric.pk}/convert/", {"version": "2"})
+    assert dspy_metric.versions.count() == 3
+    assert "def score(input, output, expected=None):" in dspy_metric.latest_version.source
+
+
+def test_past_its_rate_a_conversion_is_refused_in_the_readers_words(owner_client, owner, settings):
+    settings.CONVERT_RATE_PER_MINUTE = 2
+    answers = [
+        owner_client.post(
+            "/es/metrics/new/import/",
+            {"name": "aime", "source": DSPY_METRIC + f"\n# {i}\n", "action": "review"},
+        )
+        for i in range(3)
+    ]
+    assert all(answer.status_code == 200 for answer in answers)
+    assert [answer.context["review"].converted is not None for answer in answers] == [
+        True,
+        True,
+        False,
+    ]
+    refused = answers[2].context["review"].error
+    assert "2" in refused and "converted" not in refused  # Spanish words, with the limit
+    assert not Metric.objects.exists()
+
+
+def test_a_second_conversion_at_once_waits_for_the_first(owner_client, owner, settings):
+    from jobs import limits
+
+    assert limits.lease(owner, limits.CONVERTING, seconds=60)  # one is running
+    answer = owner_client.post(
+        "/en/metrics/new/import/", {"name": "aime", "source": DSPY_METRIC, "action": "review"}
+    )
+    assert "Another conversion of yours is still running" in answer.content.decode()
+    limits.release(owner, limits.CONVERTING)
+    answer = owner_client.post(
+        "/en/metrics/new/import/", {"name": "aime", "source": DSPY_METRIC, "action": "review"}
+    )
+    assert 'id="create-imported"' in answer.content.decode()
+
+
+def test_a_conversion_past_its_limits_says_which_and_is_tried_again_later(
+    owner_client, owner, settings
+):
+    settings.CONVERT_SECONDS = 1
+    helpers = "".join(
+        f"def helper_{i}(a, b):\n    if a > b:\n        return a - b\n    return b + a * {i}\n\n"
+        for i in range(3000)
+    )
+    data = {"name": "big", "source": DSPY_METRIC + helpers, "action": "review"}
+    answer = owner_client.post("/en/metrics/new/import/", data)
+    assert answer.status_code == 200
+    assert "limits: 1 s of CPU time or 1024 MB" in answer.content.decode()
+    assert not Conversion.objects.exists()  # a moment's limit is not kept as the answer

@@ -31,7 +31,10 @@ SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 REWRITTEN = {"django_migrations", "django_content_type"}
 # Made by migrations that came after the layout step, by table: each is new and empty after
 # the upgrade, and Django adds its model's content type and permissions.
-ADDED = {"metrics_versionlabel": ("metrics", "versionlabel")}
+ADDED = {
+    "metrics_versionlabel": ("metrics", "versionlabel"),
+    "metrics_conversion": ("metrics", "conversion"),
+}
 # The tables that gain those permissions: every old row kept, the new ones the added models'.
 GROWN = {"auth_permission"}
 
