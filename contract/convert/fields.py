@@ -142,16 +142,19 @@ class _Read:
     field: str
 
 
-def plan_prediction(ctx: Context, target: str, example_fields: set[str]) -> None:
+def plan_prediction(ctx: Context, target: str, example_fields: set[str]) -> bool:
     """Plan the prediction's reads as reads of `target` (output, or the old name when
-    the function has its own `output`)."""
+    the function has its own `output`). True when every read now reads `target` as the
+    text it read: a DSPy prediction's one field, or gepa's response. An empty field of
+    those was "", where the workbench gives None, so the caller binds `target` to ""
+    then, and code such as `int(pred.answer)` under `except ValueError` still holds."""
     name = ctx.recognition.prediction
     accesses = ctx.accesses(name)
     if target != name:
         for node in accesses:
             ctx.plan.renames[node] = target
     if ctx.recognition.framework != "dspy":
-        return  # gepa's response is a str: output is the same str
+        return bool(accesses)  # gepa's response is a str: output is the same str
     reads: list[_Read] = []
     methods: list[tuple[cst.Name, str, cst.Call | None]] = []
     for node in accesses:
@@ -191,6 +194,7 @@ def plan_prediction(ctx: Context, target: str, example_fields: set[str]) -> None
         # Several fields read: output is a dict of them only if the dataset names them
         # all as output columns, which fields the gold example also has are sure to be.
         ctx.plan.note(ctx.statement_of(unknown[0].node), "prediction_fields", {"fields": fields})
+    return single and bool(reads) and not methods
 
 
 def _builtin_key(ctx: Context, node: cst.Name, builtin: str) -> str | None:

@@ -25,6 +25,11 @@ EXAMPLE_COMMENTS = {
     "dspy": "# DSPy's gold example held the case's input columns and its expected values.",
     "gepa": "# gepa's data held the case's input and its expected answer.",
 }
+# Above the line that keeps the old behaviour on an empty output (fields.plan_prediction).
+EMPTY_COMMENTS = {
+    "dspy": '# A DSPy prediction\'s empty field was ""; the workbench gives None.',
+    "gepa": '# gepa\'s response was "" when empty; the workbench gives None.',
+}
 
 
 def rewrite(
@@ -43,7 +48,7 @@ def rewrite(
     if rec.prediction != "output" and ctx.mentions("output"):
         target = rec.prediction  # the function has an `output` of its own: keep the name
     example_fields = plan_example(ctx)
-    plan_prediction(ctx, target, example_fields)
+    as_text = plan_prediction(ctx, target, example_fields)
     plan_returns(ctx)
     alias = _plan_old_name(ctx, node) if rec.kind == "function" else False
     for other in others:
@@ -53,7 +58,7 @@ def rewrite(
             {"name": other.recognition.name, "chosen": rec.name},
         )
 
-    bindings = _bindings(ctx, target, book)
+    bindings = _bindings(ctx, target, book, as_text=as_text)
     transformer = _Rewriter(ctx, book, node, bindings, alias)
     return module.visit(transformer)
 
@@ -93,8 +98,11 @@ def _inside(ctx: Context, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
     return False
 
 
-def _bindings(ctx: Context, target: str, book: NoteBook) -> list[cst.SimpleStatementLine]:
-    """The statements the new function starts with."""
+def _bindings(
+    ctx: Context, target: str, book: NoteBook, *, as_text: bool
+) -> list[cst.SimpleStatementLine]:
+    """The statements the new function starts with; with `as_text`, one that gives the
+    old prediction's "" for an empty output."""
     rec = ctx.recognition
     config = ctx.module.config_for_parsing
     statements = []
@@ -102,7 +110,11 @@ def _bindings(ctx: Context, target: str, book: NoteBook) -> list[cst.SimpleState
         first = cst.parse_statement(f"{rec.example} = {{**input, **(expected or {{}})}}\n", config)
         comment = cst.EmptyLine(comment=cst.Comment(EXAMPLE_COMMENTS[rec.framework]))
         statements.append(first.with_changes(leading_lines=[comment]))
-    if target != "output":
+    if as_text:
+        empty = cst.parse_statement(f'{target} = "" if output is None else output\n', config)
+        comment = cst.EmptyLine(comment=cst.Comment(EMPTY_COMMENTS[rec.framework]))
+        statements.append(empty.with_changes(leading_lines=[comment]))
+    elif target != "output":
         statements.append(cst.parse_statement(f"{target} = output\n", config))
     for name in rec.dropped:
         if not ctx.accesses(name):

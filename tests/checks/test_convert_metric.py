@@ -28,6 +28,8 @@ FEEDBACK_CONVERTED = """\
 def score(input, output, expected=None):
     # DSPy's gold example held the case's input columns and its expected values.
     example = {**input, **(expected or {})}
+    # A DSPy prediction's empty field was ""; the workbench gives None.
+    output = "" if output is None else output
     if output == example["answer"]:
         return 1.0, {"feedback": "Correct."}
     return 0.0, {"feedback": f"Expected {example['answer']}."}

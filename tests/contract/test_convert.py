@@ -67,6 +67,8 @@ def score(input, output, expected=None):
     \"\"\"AIME: the answer is an integer.\"\"\"
     # DSPy's gold example held the case's input columns and its expected values.
     example = {**input, **(expected or {})}
+    # A DSPy prediction's empty field was ""; the workbench gives None.
+    output = "" if output is None else output
     correct_answer = int(example['answer'])
     try:
         llm_answer = int(output)
@@ -346,7 +348,7 @@ def test_a_function_with_its_own_output_keeps_the_prediction_under_its_name():
         """
     )
     source = body(conversion)
-    assert "    pred = output\n    output = pred.strip()" in source
+    assert '    pred = "" if output is None else output\n    output = pred.strip()' in source
     assert "got {pred}." in source
     namespace: dict = {}
     exec(conversion.source, namespace)
@@ -354,6 +356,34 @@ def test_a_function_with_its_own_output_keeps_the_prediction_under_its_name():
         0.0,
         {"feedback": "Expected yes, got  no ."},
     )
+
+
+def test_an_empty_output_reads_as_the_empty_field_it_was():
+    """int(pred.answer) under `except ValueError` met "" for an empty field; converted,
+    an empty cell (None) must reach int() as "" too, or it raises TypeError instead."""
+    conversion = converted(
+        """
+        def metric(example, pred, trace=None):
+            try:
+                value = int(pred.answer)
+            except ValueError:
+                return 0.0, "Not a number."
+            return float(value == int(example.answer)), "Compared."
+        """
+    )
+    namespace: dict = {}
+    exec(conversion.source, namespace)
+    assert namespace["score"]({}, None, {"answer": "3"}) == (0.0, {"feedback": "Not a number."})
+    assert namespace["score"]({}, "3", {"answer": "3"}) == (1.0, {"feedback": "Compared."})
+    gepa = converted(
+        """
+        def evaluate(data, response):
+            return float(data["answer"] in response), "Looked for the answer."
+        """
+    )
+    namespace = {}
+    exec(gepa.source, namespace)
+    assert namespace["score"]({}, None, {"answer": "x"})[0] == 0.0
 
 
 def test_a_gepa_response_is_a_string_renamed_to_output():
@@ -391,6 +421,8 @@ def test_branches_on_the_trace_are_decided_with_the_trace_none():
         """\
         def score(input, output, expected=None):
             gold = {**input, **(expected or {})}
+            # A DSPy prediction's empty field was ""; the workbench gives None.
+            output = "" if output is None else output
             score = float(gold["answer"] == output)
             # evaluation
             feedback = "Compared the answers."
@@ -418,6 +450,8 @@ def test_pred_name_branches_are_decided_and_the_per_predictor_code_after_them_go
         """\
         def score(input, output, expected=None):
             example = {**input, **(expected or {})}
+            # A DSPy prediction's empty field was ""; the workbench gives None.
+            output = "" if output is None else output
             total = float(example["answer"] == output)
             return total, {"feedback": "Program-level feedback."}"""
     )
