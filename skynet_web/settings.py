@@ -329,11 +329,35 @@ CELERY_WORKER_SEND_TASK_EVENTS = False
 # (jobs.worker); Celery then recycles them only every 2 x this many tasks.
 CELERY_DB_REUSE_MAX = 1000
 
+# Every handler masks API tokens and token= query values (skynet_web.redaction), the dev
+# server's access log (django.server, otherwise Django's own handler) included.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"redact": {"()": "skynet_web.redaction.RedactSecrets"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        },
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["redact"],
+        },
+        "server": {
+            "class": "logging.StreamHandler",
+            "formatter": "server",
+            "filters": ["redact"],
+        },
+    },
+    "loggers": {
+        "django.server": {"handlers": ["server"], "level": "INFO", "propagate": False},
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 
