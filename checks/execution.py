@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.utils import timezone
 
-from checks import worker_writes
+from checks import fair_share, worker_writes
 from checks.models import Check, FeedbackReview
 from contract.storable import storable
 from jobs import gateways, heartbeats, model_choices, notify, sandbox_pool
@@ -31,15 +31,24 @@ def check_claim(check_id: int) -> bool:
 
 
 def execute_check(check_id: int) -> None:
-    """Run a claimed check through the contract check engine and store the result."""
+    """Claim check `check_id`, or the fairest queued one (checks.fair_share), run it
+    through the contract check engine and store the result."""
+    check = fair_share.claim_fairest(check_id)
+    if check is None:
+        logger.info("check %s is not queued or waits for its owner's other check", check_id)
+        return
+    try:
+        _execute(check)
+    finally:
+        fair_share.wake_next(check.owner_id)
+
+
+def _execute(check: Check) -> None:
     from contract.cancel import Cancel
     from contract.cases import case_from_dict
     from contract.engine import run_check
 
-    check = worker_writes.claim(check_id)
-    if check is None:
-        logger.info("check %s is not queued; ignoring a duplicate delivery", check_id)
-        return
+    check_id = check.pk
     cases = [case_from_dict(item) for item in check.cases] if check.cases else None
 
     def save_progress(partial) -> None:

@@ -52,6 +52,8 @@ class Check(WorkerRow):
         indexes = [
             models.Index(fields=["status", "heartbeat_at"], name="metrics_app_status_8607d5_idx"),
             models.Index(fields=["status", "enqueued_at"], name="metrics_app_status_88f988_idx"),
+            # A claim asks whether the owner has a check running (checks.fair_share).
+            models.Index(fields=["owner", "status"], name="check_owner_status_idx"),
         ]
 
     def __str__(self) -> str:

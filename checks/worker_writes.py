@@ -22,6 +22,7 @@ from checks.models import Check
 
 # What execute_check reads of the row it claimed.
 CLAIMED_FIELDS = (
+    "owner_id",
     "source",
     "cases",
     "timeout_s",
@@ -62,7 +63,9 @@ def _from_db(name: str, value: object) -> object:
 
 def claim(check_id: int) -> Check | None:
     """Move check `check_id` from queued to running; the row (CLAIMED_FIELDS loaded) when
-    this call won it, None when it was not queued (exactly one caller can win)."""
+    this call won it, None when it was not queued (exactly one caller can win) or when
+    its owner has a check running already: one user's checks run one at a time, so the
+    others' are never all held behind them (checks.fair_share)."""
     now = timezone.now()
     sql, params = _update(
         {
@@ -74,6 +77,17 @@ def claim(check_id: int) -> Check | None:
         id=check_id,
         status=Check.Status.QUEUED,
     )
+    quote = connection.ops.quote_name
+    table, owner, status = (
+        quote(Check._meta.db_table),
+        quote(_field("owner").column),
+        quote(_field("status").column),
+    )
+    sql += (
+        f" AND NOT EXISTS (SELECT 1 FROM {table} AS busy"
+        f" WHERE busy.{owner} = {table}.{owner} AND busy.{status} = %s)"
+    )
+    params.append(Check.Status.RUNNING.value)
     # In the model's order of fields: Model.from_db reads the values so.
     names = [f.attname for f in Check._meta.concrete_fields if f.attname in CLAIMED]
     # The databases that say RETURNING after an INSERT (SQLite from 3.35, PostgreSQL)
@@ -93,7 +107,8 @@ def claim(check_id: int) -> Check | None:
         cursor.execute(sql, params)
         if cursor.rowcount != 1:
             return None
-    return Check.objects.only(*CLAIMED_FIELDS).get(pk=check_id)
+    fields = ["owner" if name == "owner_id" else name for name in CLAIMED_FIELDS]
+    return Check.objects.only(*fields).get(pk=check_id)
 
 
 def verdict(check_id: int, *, status: str, failure: str, result: dict) -> int:

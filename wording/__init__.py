@@ -35,7 +35,12 @@ from wording.api import api_error_words
 from wording.contract import cases_error_words, check_problem_words, hint_words
 from wording.datasets import dataset_error_words, dataset_warning_words
 from wording.formatting import UNKNOWN, fill, format_count, format_number, format_usd
-from wording.limits import evaluation_refusal_words, refusal_words, review_refusal_words
+from wording.limits import (
+    evaluation_refusal_words,
+    refusal_words,
+    review_refusal_words,
+    waiting_words,
+)
 from wording.providers import model_error_words, reach_words
 from wording.results import feedback_examples, reference_rows, render
 from wording.sandbox import sandbox_unavailable_words
@@ -71,6 +76,8 @@ FAMILIES: dict[str, Callable[[str | None, Mapping], str]] = {
     "step": step_problem_words,
     # An error of the JSON API (api.errors), with its params (field, limit, date, ...).
     "api": api_error_words,
+    # Why a queued check waits (checks.fair_share.waiting), with "ahead".
+    "waiting": waiting_words,
 }
 
 

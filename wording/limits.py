@@ -81,3 +81,26 @@ def evaluation_refusal_words(code: str | None, params: Mapping) -> str:
         if isinstance(shown.get(key), int):
             shown[key] = format_count(shown[key])
     return table_words(EVALUATION_REFUSALS, code, shown)
+
+
+# Why a queued check waits (checks.fair_share.waiting): its code, with "ahead".
+WAITING = {
+    "own_check_running": _(
+        "Waiting for your other check to end: one user's checks run one at a time, so "
+        "nobody's checks are held behind another's."
+    ),
+    "worker_busy": ngettext_lazy(
+        "Waiting for a worker: %(count)s check is ahead of this one.",
+        "Waiting for a worker: %(count)s checks are ahead of this one.",
+        "count",
+    ),
+    "next": _("Waiting for a worker to pick it up."),
+}
+
+
+def waiting_words(code: str | None, params: Mapping) -> str:
+    """Why a check is still queued, in the reader's words."""
+    ahead = params.get("ahead")
+    if code == "worker_busy" and not ahead:
+        code = "next"
+    return table_words(WAITING, code, {**params, "count": ahead or 0})

@@ -17,7 +17,7 @@ from api.forms import cleaned
 from api.routes.metrics import CaseIn, cases_from_jsonl, cases_in
 from api.schemas import BodyIn
 from api.waiting import WAIT_MAX_S, held
-from checks import selectors, services
+from checks import fair_share, selectors, services
 from checks.models import Check
 from jobs.sweeps import as_the_sweep_will_leave_it
 from metrics import selectors as metric_selectors
@@ -42,6 +42,15 @@ class CheckIn(BodyIn):
     metric_model: str | None = None
 
 
+class WaitingOut(Schema):
+    code: str = Field(
+        description="own_check_running: the user's other check runs first (one at a "
+        "time per user); worker_busy: other checks are ahead of it"
+    )
+    ahead: int | None = Field(description="The checks ahead of it, for worker_busy.")
+    message: str = Field(description="The same in a sentence, in the request's language.")
+
+
 class CheckOut(Schema):
     id: int
     status: str = Field(description="queued, running, passed or failed")
@@ -56,6 +65,9 @@ class CheckOut(Schema):
     url: str = Field(description="The check's own page.")
     result: dict | None = Field(
         description="Stages, cases, hints and notes, each with its code and its message."
+    )
+    waiting: WaitingOut | None = Field(
+        None, description="Why a queued check waits; null once it runs."
     )
 
 
@@ -100,6 +112,18 @@ def check_out(check: Check) -> dict:
         "finished_at": check.finished_at,
         "url": reverse("checks:detail", args=[check.pk]),
         "result": rendered,
+        "waiting": _waiting(check),
+    }
+
+
+def _waiting(check: Check) -> dict | None:
+    found = fair_share.waiting(check)
+    if found is None:
+        return None
+    return {
+        "code": found["reason"],
+        "ahead": found.get("ahead"),
+        "message": wording.words(found["reason"], found, family="waiting"),
     }
 
 

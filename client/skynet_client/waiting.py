@@ -30,7 +30,9 @@ def interrupted(client, what: str, path: str, url: str, cancel: bool) -> Stop:
 
 def wait_for_check(client, check: dict, output, *, cancel: bool = False) -> dict:
     def described(check: dict) -> str:
-        return _("Check {id}: {status}").format(id=check["id"], status=check["status"])
+        # A queued check says why it waits (the server's words, in the user's language).
+        status = (check.get("waiting") or {}).get("message") or check["status"]
+        return _("Check {id}: {status}").format(id=check["id"], status=status)
 
     with output.progress(described(check)) as update:
         try:

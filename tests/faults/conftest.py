@@ -44,8 +44,8 @@ def _ping(app) -> list:
 
 @pytest.fixture
 def workers(private_redis, tmp_path, broker, monkeypatch):
-    """start(name, extra_env) -> a Celery worker process on the private Redis, in its own
-    process group, with these variables added to its environment."""
+    """start(name, extra_env, concurrency) -> a Celery worker process on the private
+    Redis, in its own process group, with these variables added to its environment."""
     from django.db import connection
 
     monkeypatch.setattr(broker.conf, "broker_url", private_redis["url"])
@@ -60,10 +60,12 @@ def workers(private_redis, tmp_path, broker, monkeypatch):
         "DATABASE_URL": _database_url(connection.settings_dict),
     }
 
-    def start(name: str, extra_env: dict | None = None) -> subprocess.Popen:
+    def start(name: str, extra_env: dict | None = None, concurrency: int = 1) -> subprocess.Popen:
         process = children.start(
             name,
-            celery_worker_argv(name=f"{name}-{os.getpid()}@%h", quiet=True),
+            celery_worker_argv(
+                name=f"{name}-{os.getpid()}@%h", quiet=True, concurrency=concurrency
+            ),
             log=tmp_path / f"{name}.log",
             env={**env, **(extra_env or {})},
         )
