@@ -99,6 +99,11 @@ class VerdictOut(Schema):
 
 class EvaluationOut(EvaluationBriefOut):
     failure_message: str = Field(description="Why it failed, in the request's language.")
+    lost: int = Field(
+        description="Times its worker was lost and it went back in line to go on from "
+        "the cases written (it fails with worker_lost after a few)."
+    )
+    resumed_message: str = Field(description="The same in a sentence ('' for none).")
     token: str = Field(description="Changes when the live panel would: send it as `since`.")
     second: str
     second_version: int | None
@@ -235,6 +240,8 @@ def evaluation_out(evaluation: Evaluation) -> dict:
     return {
         **evaluation_brief(evaluation, progress),
         "failure_message": presenters.failure_text(evaluation),
+        "lost": evaluation.lost,
+        "resumed_message": presenters.resumed_text(evaluation),
         "token": evaluation.live_token,
         "second": evaluation.second,
         "second_version": second.number if second else None,

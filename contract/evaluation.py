@@ -143,6 +143,7 @@ def evaluate(
     window: int = DEFAULT_WINDOW,
     cancel: Cancel | None = None,
     start: int = 0,
+    skip: frozenset[int] = frozenset(),
 ) -> Ended:
     """Score every case of `cases` (any iterable; read as cases start) with metric.py
     `source`, `window` at a time, calling on_scored(Scored) as each ends, in any order.
@@ -150,8 +151,9 @@ def evaluate(
     handler_for(index) answers case `index`'s metric llm() calls (default: the error
     "no_metric_model"); task_handler_for(index) its artifact run's. `artifact` is an
     Artifact's to_job(). `start`: the index of the first case, when the cases before it
-    were scored earlier (an evaluation goes on after another one's turn). Never leaves a
-    process behind.
+    were scored earlier (an evaluation goes on after another one's turn); `skip`: the
+    indexes after it that were scored earlier too (a turn that ended with cases in
+    flight wrote the ones that had ended). Never leaves a process behind.
     """
     timeout = validate_timeout(timeout_s)
     for text in (source, second_source):
@@ -176,6 +178,8 @@ def evaluate(
             return
         try:
             index, case = next(pending)
+            while index in skip:
+                index, case = next(pending)
         except StopIteration:
             return
         handler = (handler_for(index) if handler_for is not None else None) or default_llm

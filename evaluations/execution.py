@@ -58,13 +58,14 @@ STOPPED_FAILURES = {
 }
 
 
-def evaluation_claim() -> int | None:
+def evaluation_claim() -> tuple[int, int] | None:
     """Claim the evaluation whose turn it is, the one waiting longest, queued to running;
     its pk, or None when none waits. A message is a turn, whichever evaluation sent it:
     the order is the rows', so a message sent twice (a redelivery, a re-send of one
     thought lost) never lets one evaluation pass another or take two turns in a row, and
     one that finds nobody waiting does nothing. A next turn keeps the first one's start:
-    the rate is over the whole evaluation."""
+    the rate is over the whole evaluation. (pk, claim): every later write names the
+    claim, so a worker thought lost that wakes writes nothing."""
     line = Evaluation.objects.filter(status=Evaluation.Status.QUEUED).order_by(
         F("waiting_since").asc(nulls_first=True), "pk"
     )
@@ -78,10 +79,12 @@ def evaluation_claim() -> int | None:
             started_at=Coalesce(F("started_at"), Value(now, output_field=DateTimeField())),
             heartbeat_at=now,
             worker=socket.gethostname(),
+            claim=F("claim") + 1,
         )
         if claimed:
             _changed(evaluation_id)
-            return evaluation_id
+            claim = Evaluation.objects.values_list("claim", flat=True).get(pk=evaluation_id)
+            return evaluation_id, claim
     return None
 
 
@@ -242,16 +245,30 @@ def _column_json(value: object) -> str | None:
     return _json(value)
 
 
+class _NotOurs(Exception):
+    """The row is no longer running under this claim: the chunk is not written."""
+
+
 class Writer:
-    """Buffers ended cases and writes them in chunks, with the row's progress, which
-    goes on from what earlier turns wrote. When the row stops being "running" under it
-    (reaped, say), or its turns reach the time limit, it asks the run to stop; after each
-    write it asks whether the turn is over (turns.Turn)."""
+    """Buffers ended cases and writes them in chunks, each in one transaction with the
+    row's progress, which goes on from what earlier turns wrote. When the row stops being
+    "running" under its claim (reaped, say), or its turns reach the time limit, it asks
+    the run to stop; after each write it asks whether the turn is over (turns.Turn).
+
+    Cases end in any order: `resume_at` is the first case not written, `ahead` the ones
+    after it that were, so a turn stopped with cases in flight, or a worker lost between
+    two chunks, resumes at exactly the cases not written."""
 
     def __init__(
-        self, evaluation: Evaluation, rows: list[int], row_numbers: list[int], stop: Cancel
+        self,
+        evaluation: Evaluation,
+        claim: int,
+        rows: list[int],
+        row_numbers: list[int],
+        stop: Cancel,
     ) -> None:
         self.evaluation_id = evaluation.pk
+        self.claim = claim
         self.repeat = evaluation.second == Evaluation.Second.REPEAT
         self.rows = rows
         self.row_numbers = row_numbers
@@ -272,6 +289,9 @@ class Writer:
             **(evaluation.progress or {}),
         }
         self.progress["turns"] += 1
+        self.progress.setdefault("resume_at", evaluation.done)
+        self.ahead: set[int] = set(self.progress.get("ahead") or [])
+        self.written: list[int] = []  # the indexes of the buffer's cases
         self.turn = turns.Turn(self.evaluation_id, self.progress["ran_s"])
         self.out_of_time = False
         self.forget: list = []  # per-case meters to drop once written (the gateways')
@@ -281,6 +301,7 @@ class Writer:
         file_row = self.row_numbers[row] if self.row_numbers else row + 1
         case = case_row(self.evaluation_id, scored, row, file_row, repeat=self.repeat)
         self.buffer.append(case)
+        self.written.append(scored.index)
         progress = self.progress
         counts = progress["counts"]
         counts[case["status"]] = counts.get(case["status"], 0) + 1
@@ -296,18 +317,30 @@ class Writer:
             self.flush()
 
     def flush(self) -> None:
-        if self.buffer:
-            self.inserts.insert(self.buffer)
-            self.done += len(self.buffer)
-            self.buffer = []
-        self.last = time.monotonic()
-        self.progress["ran_s"] = self.turn.ran_s
-        still = Evaluation.objects.filter(
-            pk=self.evaluation_id, status=Evaluation.Status.RUNNING
-        ).update(done=self.done, progress=self.progress, heartbeat_at=timezone.now())
-        if not still:
+        ahead = self.ahead | set(self.written)
+        resume_at = self.progress["resume_at"]
+        while resume_at in ahead:
+            ahead.discard(resume_at)
+            resume_at += 1
+        progress = {**self.progress, "resume_at": resume_at, "ahead": sorted(ahead)}
+        progress["ran_s"] = self.turn.ran_s
+        done = self.done + len(self.buffer)
+        try:
+            with transaction.atomic():
+                if self.buffer:
+                    self.inserts.insert(self.buffer)
+                still = Evaluation.objects.filter(
+                    pk=self.evaluation_id, status=Evaluation.Status.RUNNING, claim=self.claim
+                ).update(done=done, progress=progress, heartbeat_at=timezone.now())
+                if not still:
+                    raise _NotOurs
+        except _NotOurs:
+            self.buffer, self.written = [], []
             self.stop.set()
             return
+        self.buffer, self.written = [], []
+        self.done, self.ahead, self.progress = done, ahead, progress
+        self.last = time.monotonic()
         _changed(self.evaluation_id)
         if self.turn.out_of_time:
             self.out_of_time = True
@@ -316,16 +349,17 @@ class Writer:
             self.turn.check()
 
 
-def _finish(evaluation_id: int, **fields) -> None:
-    """End the row with its summary, in one write: a page never sees it final without."""
+def _finish(evaluation_id: int, claim: int, **fields) -> None:
+    """End the row with its summary, in one write: a page never sees it final without.
+    Only while it runs under this claim."""
     from evaluations.summary import summarize
 
     summary = summarize(Evaluation.objects.get(pk=evaluation_id))
     now = timezone.now()
     # failure_params can quote the metric (a load failure's message): stored as case rows are.
-    Evaluation.objects.filter(pk=evaluation_id, status=Evaluation.Status.RUNNING).update(
-        finished_at=now, heartbeat_at=now, summary=summary, **storable(fields)
-    )
+    Evaluation.objects.filter(
+        pk=evaluation_id, status=Evaluation.Status.RUNNING, claim=claim
+    ).update(finished_at=now, heartbeat_at=now, summary=summary, **storable(fields))
     _changed(evaluation_id)
 
 
@@ -346,15 +380,17 @@ def execute_evaluation(sent_by: int) -> None:
     summarize it) or until another evaluation's turn (evaluations.turns): claim it, load
     what it scores, run the turn, and finish it. `sent_by`: the evaluation whose message
     this is, which is not always the one whose turn it is."""
-    evaluation_id = evaluation_claim()
-    if evaluation_id is None:
+    claimed = evaluation_claim()
+    if claimed is None:
         logger.info("no evaluation waits; the message of evaluation %s does nothing", sent_by)
         return
+    evaluation_id, claim = claimed
     try:
-        loaded = _load(evaluation_id)
+        loaded = _load(evaluation_id, claim)
     except DatasetError as exc:
         _finish(
             evaluation_id,
+            claim,
             status=Evaluation.Status.FAILED,
             failure="dataset_problem",
             failure_params=dataset_problem(exc),
@@ -370,14 +406,17 @@ class Loaded:
     stored text one at a time, and how a row becomes a case."""
 
     evaluation: Evaluation
+    claim: int
     text: str  # the rows as JSON text (evaluations.stored_rows)
     rows: list[int]
     inputs: list[str]
     outputs: list[str]
     types: dict
     row_numbers: list[int]
-    # Earlier turns wrote cases 0..start-1: this one starts at the next.
+    # Earlier turns wrote cases 0..start-1: this one starts at the next, and passes the
+    # ones after it they wrote too.
     start: int
+    skip: frozenset[int]
 
     def cases(self, writer: Writer, cancel: Cancel, unfit: list[DatasetError]) -> Iterator[Case]:
         """The turn's cases, until its time is over; a row that no longer fits its
@@ -401,7 +440,7 @@ class Loaded:
             yield Case(**case)
 
 
-def _load(evaluation_id: int) -> Loaded:
+def _load(evaluation_id: int, claim: int) -> Loaded:
     """The claimed evaluation's rows and roles; DatasetError when they cannot be read."""
     evaluation = (
         Evaluation.objects.select_related("dataset")
@@ -431,8 +470,10 @@ def _load(evaluation_id: int) -> Loaded:
     )
     if len(rows) != evaluation.total:
         Evaluation.objects.filter(pk=evaluation_id).update(total=len(rows))
+    progress = evaluation.progress or {}
     return Loaded(
         evaluation=evaluation,
+        claim=claim,
         text=text,
         rows=rows,
         inputs=inputs,
@@ -441,7 +482,8 @@ def _load(evaluation_id: int) -> Loaded:
         # as read (an evaluation from before column types declared none).
         types={**(dataset.inferred_types or {}), **(evaluation.column_types or {})},
         row_numbers=list(dataset.row_numbers),
-        start=evaluation.done,
+        start=progress.get("resume_at", evaluation.done),
+        skip=frozenset(progress.get("ahead") or ()),
     )
 
 
@@ -450,10 +492,12 @@ def _run_turn(loaded: Loaded):
     the engine ended, the writer, the rows that no longer fit). An error ends the
     evaluation as failed, with what was scored written, and is raised again."""
     evaluation = loaded.evaluation
-    cancel = Cancel()
+    cancel = Cancel()  # the user's
     if evaluation.cancel_requested:
         cancel.set()
-    writer = Writer(evaluation, loaded.rows, loaded.row_numbers, cancel)
+    stop = Cancel()  # the cases': the user's cancel, the turn's end, the row not ours
+    cancel.on_set(stop.set)
+    writer = Writer(evaluation, loaded.claim, loaded.rows, loaded.row_numbers, stop)
     unfit: list[DatasetError] = []
     limits = Limits(**evaluation.limits)
     spent = writer.progress.get("budget") or {}
@@ -470,11 +514,12 @@ def _run_turn(loaded: Loaded):
         )
     writer.forget = [g.cases for g in (metric_gateway, task_gateway) if g is not None]
     artifact = evaluation.artifact_value
+    clock = writer.turn.clock(stop.set)
     try:
         with heartbeats.beating(Evaluation, evaluation.pk, on_cancel=cancel.set):
             ended = evaluate(
                 evaluation.source,
-                loaded.cases(writer, cancel, unfit),
+                loaded.cases(writer, stop, unfit),
                 on_scored=writer.add,
                 sandboxes=sandbox_pool.sandboxes((evaluation.artifact or {}).get("kind")),
                 timeout_s=evaluation.timeout_s,
@@ -483,8 +528,9 @@ def _run_turn(loaded: Loaded):
                 artifact=artifact.to_job() if artifact is not None else None,
                 second_source=evaluation.second_source if evaluation.second else None,
                 window=settings.EVALUATION_WINDOW,
-                cancel=cancel,
+                cancel=stop,
                 start=loaded.start,
+                skip=loaded.skip,
             )
             writer.progress["budget"] = _budgets(metric_gateway, task_gateway)
             writer.flush()
@@ -496,38 +542,43 @@ def _run_turn(loaded: Loaded):
         try:
             writer.flush()
         finally:
-            _finish(evaluation.pk, status=Evaluation.Status.FAILED, failure=failure)
+            _finish(evaluation.pk, loaded.claim, status=Evaluation.Status.FAILED, failure=failure)
         raise
     finally:
+        clock.stop()
         for gateway in (metric_gateway, task_gateway):
             if gateway is not None:
                 gateway.close()
+    if ended.stopped == "cancelled" and not cancel.is_set():
+        ended.stopped = None  # stopped by its turn's end or the row, not by its user
     return ended, writer, unfit
 
 
 def _finish_turn(loaded: Loaded, ended, writer: Writer, unfit: list[DatasetError]) -> None:
     """The evaluation done, failed, or handed to the next in line with cases left."""
-    evaluation_id = loaded.evaluation.pk
+    evaluation_id, claim = loaded.evaluation.pk, loaded.claim
     if unfit:
         _finish(
             evaluation_id,
+            claim,
             status=Evaluation.Status.FAILED,
             failure="dataset_problem",
             failure_params=dataset_problem(unfit[0]),
         )
     elif writer.out_of_time:
-        _finish(evaluation_id, status=Evaluation.Status.FAILED, failure="time_limit")
+        _finish(evaluation_id, claim, status=Evaluation.Status.FAILED, failure="time_limit")
     elif ended.stopped is None and writer.turn.over and writer.done < len(loaded.rows):
-        if turns.evaluation_hand_over(evaluation_id):
+        if turns.evaluation_hand_over(evaluation_id, claim):
             _changed(evaluation_id)
         else:
             # Reaped meanwhile (this writes nothing then), or its user asked to stop it.
-            _finish(evaluation_id, status=Evaluation.Status.FAILED, failure="cancelled")
+            _finish(evaluation_id, claim, status=Evaluation.Status.FAILED, failure="cancelled")
     elif ended.stopped is None:
-        _finish(evaluation_id, status=Evaluation.Status.DONE)
+        _finish(evaluation_id, claim, status=Evaluation.Status.DONE)
     else:
         _finish(
             evaluation_id,
+            claim,
             status=Evaluation.Status.FAILED,
             failure=STOPPED_FAILURES.get(ended.stopped, ended.stopped),
             failure_params=ended.params,

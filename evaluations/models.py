@@ -97,6 +97,11 @@ class Evaluation(WorkerRow):
     failure_params = models.JSONField(default=dict, blank=True)
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
+    # Which claim holds it: each claim counts one, and every write of a worker names its
+    # own, so a worker that was thought lost and wakes writes nothing.
+    claim = models.PositiveIntegerField(default=0)
+    # How many times its worker was lost and it went back in line to resume.
+    lost = models.PositiveIntegerField(default=0)
     # Counts so far by case status, and what the models used: the live page's numbers;
     # and what its next turn goes on from: turns taken, seconds run, budgets spent.
     progress = models.JSONField(default=dict, blank=True)

@@ -159,6 +159,19 @@ def progress(evaluation: Evaluation) -> dict:
     }
 
 
+def resumed_text(evaluation: Evaluation) -> str:
+    """That its worker was lost and it went on elsewhere; "" when that never happened."""
+    if not evaluation.lost:
+        return ""
+    return ngettext(
+        "Its worker was lost %(count)s time: it went back in line and went on from the "
+        "cases already written, on any worker.",
+        "Its worker was lost %(count)s times: each time it went back in line and went on "
+        "from the cases already written, on any worker.",
+        evaluation.lost,
+    ) % {"count": format_count(evaluation.lost)}
+
+
 def queue_lines(place: QueuePlace, turn_s: float) -> list[str]:
     """Why a queued evaluation waits and its place, as true as the queue can say it:
     what is ahead of it, whose is running, and that evaluations take turns of `turn_s`

@@ -16,8 +16,9 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from evaluations.models import Evaluation, EvaluationCase
+from evaluations.sweeps import as_the_sweep_will_leave_it
 from jobs import notify
-from jobs.sweeps import as_the_sweep_will_leave_it, stale_before
+from jobs.sweeps import stale_before
 
 PAGE_SIZE = 50
 # The table's sorts, by their query value: every one is an index of EvaluationCase, and
@@ -81,6 +82,7 @@ LIVE_FIELDS = (
     "failure_params",
     "total",
     "done",
+    "lost",
     "progress",
     "summary",
     "started_at",

@@ -43,6 +43,7 @@ def _live_context(evaluation: Evaluation) -> dict:
         "evaluation": evaluation,
         "live": presenters.progress(evaluation),
         "failure": presenters.failure_text(evaluation),
+        "resumed": presenters.resumed_text(evaluation),
         "queue": presenters.queue_lines(place, settings.EVALUATION_TURN_S) if place else [],
     }
 

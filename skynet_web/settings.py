@@ -400,6 +400,9 @@ try:
     # Evaluations take turns (evaluations.turns): one that has run this many seconds
     # while another waits lets that one have the worker, and goes on after it.
     EVALUATION_TURN_S = env_int("SKYNET_EVALUATION_TURN_S", 30, minimum=1)
+    # An evaluation whose worker is lost goes back in line and resumes on any worker; one
+    # lost this many times fails ("worker_lost"): something in it takes workers down.
+    EVALUATION_MAX_ATTEMPTS = env_int("SKYNET_EVALUATION_MAX_ATTEMPTS", 3, minimum=1)
     # Optimization runs: how long one worker may hold a run before it pauses (Resume goes
     # on from its checkpoint), how many times a run lost with its worker is taken up again
     # before it fails, the most dollars a run's budget may be, and cases in flight at once.

@@ -271,7 +271,7 @@ def test_cancel_marks_a_running_evaluation_and_the_panel_says_it_is_stopping(own
     assert evaluation.status == Evaluation.Status.RUNNING and evaluation.cancel_requested
 
 
-def test_an_evaluation_whose_worker_stopped_beating_reads_as_failed_without_a_write(
+def test_an_evaluation_whose_worker_stopped_beating_reads_as_back_in_line_without_a_write(
     owner_client, owner
 ):
     evaluation = make_evaluation(
@@ -279,6 +279,25 @@ def test_an_evaluation_whose_worker_stopped_beating_reads_as_failed_without_a_wr
         status=Evaluation.Status.RUNNING,
         total=8,
         done=2,
+        heartbeat_at=timezone.now() - timedelta(minutes=10),
+    )
+    body = owner_client.get(f"/en/evaluations/{evaluation.pk}/").content.decode()
+    assert "Evaluation queued" in body
+    assert "Its worker was lost 1 time: it went back in line" in body
+    evaluation.refresh_from_db()
+    assert evaluation.status == Evaluation.Status.RUNNING and evaluation.lost == 0
+
+
+def test_an_evaluation_lost_as_many_times_as_it_may_reads_as_failed_without_a_write(
+    owner_client, owner, settings
+):
+    settings.EVALUATION_MAX_ATTEMPTS = 3
+    evaluation = make_evaluation(
+        owner,
+        status=Evaluation.Status.RUNNING,
+        total=8,
+        done=2,
+        lost=2,
         heartbeat_at=timezone.now() - timedelta(minutes=10),
     )
     body = owner_client.get(f"/en/evaluations/{evaluation.pk}/").content.decode()

@@ -1,5 +1,7 @@
-"""An evaluation in a real worker: killed with SIGKILL mid-run it is reaped as lost with
-the cases it wrote kept and summarized; cancelled, it stops within seconds."""
+"""An evaluation in a real worker: when its worker is killed with SIGKILL mid-run, it goes
+back in line and another worker goes on from the cases written, each case scored once;
+lost as many times as it may, it fails keeping what was written; cancelled, it stops
+within seconds."""
 
 from __future__ import annotations
 
@@ -41,18 +43,44 @@ def written(evaluation: Evaluation) -> int:
     return EvaluationCase.objects.filter(evaluation=evaluation).count()
 
 
-def test_a_worker_killed_mid_evaluation_is_reaped_and_what_it_wrote_is_kept(owner, workers):
+def test_an_evaluation_whose_worker_is_killed_resumes_on_another_and_scores_each_case_once(
+    owner, workers, owner_client
+):
     doomed = workers("doomed")
     evaluation = start(owner)
     wait_for(lambda: Evaluation.objects.get(pk=evaluation.pk).done >= 50, 60)
     workers("survivor")
     os.killpg(doomed.pid, signal.SIGKILL)  # the worker and its pool process, at once
-    killed_at = time.monotonic()
-    wait_for(lambda: Evaluation.objects.get(pk=evaluation.pk).is_final, 60)
+    wait_for(lambda: Evaluation.objects.get(pk=evaluation.pk).lost == 1, 60)
+    page = owner_client.get(f"/en/evaluations/{evaluation.pk}/").content.decode()
+    assert "Its worker was lost 1 time: it went back in line" in page
+    wait_for(lambda: Evaluation.objects.get(pk=evaluation.pk).is_final, 120)
+    evaluation.refresh_from_db()
+    assert evaluation.status == Evaluation.Status.DONE and evaluation.failure == ""
+    assert evaluation.lost == 1
+    # Every case once: what the killed worker wrote kept, the rest scored by the other.
+    indexes = sorted(
+        EvaluationCase.objects.filter(evaluation=evaluation).values_list("index", flat=True)
+    )
+    assert indexes == list(range(2000))
+    assert evaluation.done == 2000 and evaluation.summary["counts"]["valid"] == 2000
+
+
+def test_an_evaluation_lost_as_often_as_it_may_fails_keeping_its_cases(owner, workers, settings):
+    settings.EVALUATION_MAX_ATTEMPTS = 1  # this process's sweep decides, with this
+    from evaluations.sweeps import reap_stale
+
+    doomed = workers("doomed")
+    evaluation = start(owner)
+    wait_for(lambda: Evaluation.objects.get(pk=evaluation.pk).done >= 50, 60)
+    os.killpg(doomed.pid, signal.SIGKILL)
+    wait_for(
+        lambda: reap_stale(pk=evaluation.pk) or Evaluation.objects.get(pk=evaluation.pk).is_final,
+        60,
+    )
     evaluation.refresh_from_db()
     assert evaluation.status == Evaluation.Status.FAILED
-    assert evaluation.failure == "worker_lost"
-    assert time.monotonic() - killed_at < 30
+    assert evaluation.failure == "worker_lost" and evaluation.lost == 1
     kept = written(evaluation)
     assert 50 <= kept < 2000
     # The sweep summarized what was written: the page shows the cases that ran.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 
 import pytest
+from django.conf import settings
 from django.db import transaction
 
 from evaluations import selectors
@@ -202,7 +203,48 @@ def test_the_model_budget_holds_for_all_the_turns_together(
     evaluation_cancel(other)
 
     assert judged.status == Evaluation.Status.DONE and judged.progress["turns"] >= 2
-    # 400 calls in all, whatever the turns: the rest of the cases were refused one.
-    assert judged.summary["cost"]["model_calls_total"] == 400
-    assert judged.summary["counts"]["valid"] == 400
-    assert judged.summary["counts"]["error"] == 200
+    # 400 calls in all, whatever the turns: the rest of the cases were refused one. A
+    # turn ends at its time, stopping the cases in flight, whose calls count against the
+    # budget though the cases are scored again: the cases written made at most 400.
+    assert judged.progress["budget"]["metric"]["calls"] == 400
+    calls = judged.summary["cost"]["model_calls_total"]
+    assert 400 - 2 * settings.EVALUATION_WINDOW * judged.progress["turns"] <= calls <= 400
+    assert judged.summary["counts"]["valid"] == calls
+    assert judged.summary["counts"]["error"] == 600 - calls
+
+
+def test_a_turn_ends_at_its_time_though_its_cases_are_slow_and_they_are_scored_again(
+    owner, outsider, turn_worker
+):
+    """Cases of 20 s, turns of 2 s: another user's evaluation starts and ends while the
+    slow one's first cases are still in flight, and those are scored next turn. Before,
+    the turn lasted as long as its slowest case, and the other waited 20 s for it."""
+    turn_worker(2)
+    slow_source = SLEEP.format(s=20) + "    return 1.0, {'feedback': 'Fine.'}\n"
+    slow_rows, quick_rows = make_dataset(outsider, 3), make_dataset(owner, 2)
+    slow = evaluation_create(
+        owner=outsider,
+        dataset=slow_rows,
+        selection=default_selection(),
+        roles={"question": "input", "label": "output"},
+        recorded_column="output",
+        total=3,
+        source=slow_source,
+        timeout_s=60,
+    )
+    wait_for(lambda: state(slow).status == Evaluation.Status.RUNNING, 60)
+    quick = start(owner, quick_rows, SLOW)
+    wait_for(final(quick), 25)
+    assert state(quick).status == Evaluation.Status.DONE
+    # None of the slow one's cases had ended: they were stopped, not written.
+    assert written(slow) == 0 and state(slow).status != Evaluation.Status.DONE
+    wait_for(final(slow), 90)
+    slow = state(slow)
+    assert slow.status == Evaluation.Status.DONE and slow.progress["turns"] >= 2
+    assert sorted(_index for _index in _indexes(slow)) == [0, 1, 2]
+
+
+def _indexes(evaluation: Evaluation) -> list[int]:
+    return list(
+        EvaluationCase.objects.filter(evaluation=evaluation).values_list("index", flat=True)
+    )

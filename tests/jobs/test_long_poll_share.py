@@ -77,7 +77,7 @@ def _evaluation(owner) -> Live:
         f"/en/evaluations/{evaluation.pk}/?partial=live&since={since}",
         since,
         # As the worker ends it: the summary and the final status in one write, announced.
-        lambda: execution._finish(evaluation.pk, status=Evaluation.Status.DONE),
+        lambda: execution._finish(evaluation.pk, evaluation.claim, status=Evaluation.Status.DONE),
     )
 
 

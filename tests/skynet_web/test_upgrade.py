@@ -37,6 +37,9 @@ ADDED = {
 }
 # The tables that gain those permissions: every old row kept, the new ones the added models'.
 GROWN = {"auth_permission"}
+# Tables given columns by later migrations, with the values every old row must get in
+# them (appended at the end of each row): the old values are kept as they were.
+WIDENED = {"evaluations_evaluation": (0, 0)}  # claim, lost
 
 # Where each moved model's content type was, and where it must be now.
 RELABELLED = {
@@ -123,7 +126,12 @@ def _check_upgrade(database_url: str, tables_of, rows_of) -> None:
     for table in ADDED:
         assert rows_of(table) == [], table
     for table in sorted(before_tables - REWRITTEN - GROWN):
-        assert rows_of(table) == before[table], table
+        after = rows_of(table)
+        if table in WIDENED:
+            added = WIDENED[table]
+            assert all(row[len(row) - len(added) :] == added for row in after), table
+            after = sorted((row[: len(row) - len(added)] for row in after), key=repr)
+        assert after == before[table], table
     types_after = {row[0]: (row[1], row[2]) for row in rows_of("django_content_type")}
     for pk, old in types_before.items():
         assert types_after[pk] == RELABELLED.get(old, old), old
