@@ -5,7 +5,7 @@ access log that records the refused request must not keep it either.
 
 Used as a logging filter on every handler settings.LOGGING configures, the dev server's
 access log (`django.server`) among them, and by gunicorn's access log in the production
-recipe (skynet_web/gunicorn_conf.py).
+recipe (deploy/gunicorn.conf.py).
 """
 
 from __future__ import annotations
