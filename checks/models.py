@@ -45,6 +45,9 @@ class Check(WorkerRow):
     task_model = models.CharField(max_length=120, blank=True, default="")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     result = models.JSONField(null=True, blank=True)
+    # A wizard's check: what it ran, part by part (submissions.rules.DraftState.parts),
+    # so when the draft changes the page can say what changed.
+    draft_parts = models.JSONField(null=True, blank=True)
 
     class Meta:
         db_table = "metrics_app_check"  # created by metrics_app's migrations, kept as is

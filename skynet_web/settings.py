@@ -212,8 +212,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # 0600 on each connection (skynet_web/apps.py).
     _database_dir = Path(DATABASES["default"]["NAME"]).parent
     private_dir(_database_dir, tighten=_database_dir == VAR_DIR)
-    # The worker runs in another process, so tests need a file, not an in-memory database.
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+    # The worker runs in another process, so tests need a file, not an in-memory database;
+    # SKYNET_TEST_DB names another, for two test runs at once in one checkout.
+    _test_db = os.environ.get("SKYNET_TEST_DB", "test-db.sqlite3")
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / Path(_test_db).name)}
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
@@ -386,6 +388,10 @@ try:
     CONVERT_RATE_PER_MINUTE = env_int("SKYNET_CONVERT_RATE_PER_MINUTE", 10, minimum=1)
     CONVERT_SECONDS = env_int("SKYNET_CONVERT_SECONDS", 10, minimum=1, maximum=120)
     CONVERT_MEGABYTES = env_int("SKYNET_CONVERT_MEGABYTES", 1024, minimum=256)
+    # Storage one user's datasets may take, in MB (submissions.storage): a file's bytes
+    # and its parsed rows' JSON. The same file is stored once per user, so uploading it
+    # again costs nothing; an upload past the quota is refused before it is stored.
+    DATASET_QUOTA_MB = env_int("SKYNET_DATASET_QUOTA_MB", 500, minimum=1)
     # Evaluations (a metric over a whole dataset): one at a time per user, a few a minute,
     # at most this many cases, and a model budget of a check's per three cases, refused up
     # front beyond EVALUATION_MAX_MODEL_USD.

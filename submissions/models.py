@@ -52,7 +52,14 @@ class Dataset(models.Model):
     # dataset_files.infer_types): what a draft or an evaluation that declares none uses.
     inferred_types = models.JSONField(default=dict, blank=True)
     warnings = models.JSONField(default=list)
+    # What it takes in storage, counted against the owner's quota (submissions.storage):
+    # the file's bytes and the JSON of its rows, preview and row numbers, set at upload.
+    stored_bytes = models.PositiveBigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        # Finding a file uploaded before (the same bytes are stored once per user).
+        indexes = [models.Index(fields=["owner", "sha256"], name="dataset_owner_sha256")]
 
     def __str__(self) -> str:
         return self.filename

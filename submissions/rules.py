@@ -24,7 +24,7 @@ from contract import parsing
 from contract.artifacts import Artifact, ArtifactError
 from contract.static import static_check
 from dataset_files import DatasetError
-from submissions.datasets import current_facts, sample_of
+from submissions.datasets import current_facts, dataset_settings, sample_of
 from submissions.models import STEPS, ArtifactKind, Draft, Engine
 
 # The engine Auto picks for each artifact kind (docs: Engines, Auto).
@@ -220,6 +220,65 @@ class DraftState:
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     @cached_property
+    def parts(self) -> dict:
+        """What a check of this draft runs, part by part, as it is stored with the check
+        (Check.draft_parts), so a stale check can say what changed: `changes`."""
+        draft = self.draft
+        facts = self.facts or {}
+        settings = dataset_settings(draft) if draft.dataset_id else {}
+        roles = settings.get("roles") or {}
+        try:
+            artifact = _digest(draft_artifact(draft).to_dict())
+        except ArtifactError:
+            artifact = ""
+        return {
+            "artifact": artifact,
+            "dataset": draft.dataset.sha256 if draft.dataset else "",
+            "roles": roles,
+            # Only the types of the columns the metric gets count (datasets._facts_key).
+            "types": {
+                c: t
+                for c, t in (settings.get("types") or {}).items()
+                if roles.get(c) in ("input", "output")
+            },
+            "splits": _digest(
+                [settings.get(k) for k in ("mode", "ratios", "seed", "column")] if settings else []
+            ),
+            "sample": _digest(facts.get("sample")),
+            "metric": _digest(metric_source(draft) or ""),
+            "task_model": draft.task_model,
+            "reflection_model": draft.reflection_model,
+            "metric_model": draft.metric_model,
+        }
+
+    @cached_property
+    def changes(self) -> list[tuple[str, dict]]:
+        """What changed since the draft's check ran, as (code, params) in the wizard's
+        order: [] when nothing did, or when the check kept no parts (made before they
+        were kept; it is then only known to be stale)."""
+        check = self.draft.contract_check
+        before = (check.draft_parts if check is not None else None) or {}
+        if not before or self.check_state != "stale":
+            return []
+        now = self.parts
+        found: list[tuple[str, dict]] = []
+        for part in ("artifact", "dataset"):
+            if before.get(part) != now[part]:
+                found.append((part, {}))
+        dataset_same = before.get("dataset") == now["dataset"]
+        for part, code in (("roles", "role"), ("types", "type")):
+            old, new = before.get(part) or {}, now[part]
+            for column in sorted(set(old) | set(new)):
+                if dataset_same and old.get(column) != new.get(column):
+                    found.append((code, {"column": column}))
+        for part in ("splits", "metric", "task_model", "reflection_model", "metric_model"):
+            if before.get(part) != now[part]:
+                found.append((part, {}))
+        if not found and before.get("sample") != now["sample"]:
+            found.append(("sample", {}))
+        return found
+
+    @cached_property
     def check_state(self) -> str:
         """ "none", "stale" (run for something that has changed since), or the check's
         status (queued, running, passed, failed) when it is the draft's current one."""
@@ -229,6 +288,11 @@ class DraftState:
         if self.draft.check_fingerprint != self.fingerprint:
             return "stale"
         return check.status
+
+
+def _digest(value: object) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 # One-off reads, for a caller that needs one part once.

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import hashlib
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import ProtectedError
 from django.utils import timezone
 from django.utils.formats import date_format
 
 import dataset_files
 from checks import services as check_services
 from checks.models import Check
-from submissions import projection
+from submissions import projection, storage
 from submissions.datasets import (
     PREVIEW_ROWS,
     column_types,
@@ -24,9 +26,11 @@ from submissions.datasets import (
     guess_roles,
     guess_split_column,
     sample_indices,
+    table_of,
 )
 from submissions.models import Dataset, Draft
 from submissions.rules import (
+    DraftState,
     draft_artifact,
     fingerprint,
     metric_source,
@@ -72,47 +76,94 @@ def draft_keep_unsaved(draft: Draft, step: str, data: dict) -> None:
     draft.save(update_fields=["unsaved", "updated_at"])
 
 
+class DatasetInUse(Exception):
+    """A dataset that evaluations or runs keep (they PROTECT the file they ran on)."""
+
+    def __init__(self, uses: dict[str, int]) -> None:
+        super().__init__(uses)
+        self.uses = uses
+
+
+def dataset_store(
+    *, owner: AbstractBaseUser, filename: str, data: bytes, name: str = ""
+) -> tuple[Dataset, bool]:
+    """Keep an upload as one of `owner`'s datasets: (the dataset, whether it was stored
+    before). The same bytes are stored once per user: an upload of a file the user has
+    already uploaded, under any name, is that dataset, keeping its first name. A new file
+    is parsed (DatasetError when it cannot be used) and refused (storage.QuotaExceeded)
+    when it would take the user past their quota. Every upload path comes here: the
+    wizard's dataset step, an evaluation's upload and the API's, so a file reads the same
+    wherever it was uploaded. `name` (optional) is kept in place of the file's name; the
+    file's name still tells its format."""
+    digest = hashlib.sha256(data).hexdigest()
+    found = _stored_before(owner, digest)
+    if found is not None:
+        return found, True
+    # The file alone past the quota: refused before the work of parsing it.
+    storage.admit(owner, len(data))
+    table = dataset_files.parse_dataset(data, filename=filename)
+    with transaction.atomic():
+        # One upload of a user's at a time from here, so two at once can neither both
+        # pass the quota nor both store the same file.
+        get_user_model().objects.select_for_update().filter(pk=owner.pk).exists()
+        found = _stored_before(owner, digest)
+        if found is not None:
+            return found, True
+        return _dataset_row(owner, name or filename, data, digest, table), False
+
+
 def dataset_create(
     *, owner: AbstractBaseUser, filename: str, data: bytes, name: str = ""
 ) -> Dataset:
-    """Parse an upload and keep it as one of `owner`'s datasets; DatasetError when it
-    cannot be used. The wizard's dataset step, an evaluation's upload and the API's all
-    come here, so a file reads the same wherever it was uploaded. `name` (optional) is
-    kept in place of the file's name; the file's name still tells its format."""
-    table = dataset_files.parse_dataset(data, filename=filename)
-    return _dataset_row(owner, name or filename, data, table)
+    """dataset_store's dataset, for callers that need not know whether it was new."""
+    return dataset_store(owner=owner, filename=filename, data=data, name=name)[0]
+
+
+def _stored_before(owner: AbstractBaseUser, digest: str) -> Dataset | None:
+    # The oldest, should an older database hold the same file twice.
+    return (
+        Dataset.objects.filter(owner=owner, sha256=digest)
+        .defer("raw", "rows", "row_numbers")
+        .order_by("pk")
+        .first()
+    )
 
 
 def _dataset_row(
-    owner: AbstractBaseUser, filename: str, data: bytes, table: dataset_files.Table
+    owner: AbstractBaseUser, filename: str, data: bytes, digest: str, table: dataset_files.Table
 ) -> Dataset:
+    preview = table.rows[:PREVIEW_ROWS]
+    cost = storage.cost(raw=data, rows=table.rows, preview=preview, row_numbers=table.row_numbers)
+    storage.admit(owner, cost)
     return Dataset.objects.create(
         owner=owner,
         filename=filename[:255],
         raw=data,
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=digest,
         format=table.format,
         encoding=table.encoding,
         columns=table.columns,
         row_count=len(table.rows),
-        preview=table.rows[:PREVIEW_ROWS],
+        preview=preview,
         rows=table.rows,
         row_numbers=table.row_numbers,
         inferred_types=dataset_files.infer_types(table),
         warnings=table.warnings,
+        stored_bytes=cost,
     )
 
 
 def dataset_upload(draft: Draft, *, filename: str, data: bytes) -> Dataset:
-    """Parse an upload and make it the draft's dataset; DatasetError when it cannot be used.
+    """Make an upload the draft's dataset (stored as dataset_store stores it); DatasetError
+    when it cannot be used.
 
     The column roles start from a guess by name, each column's type is the one read
     from its values, and a column named "split" whose values all name splits is taken
     as the split column.
     """
-    table = dataset_files.parse_dataset(data, filename=filename)
+    dataset, _reused = dataset_store(owner=draft.owner, filename=filename, data=data)
+    table = table_of(dataset)
     with transaction.atomic():
-        dataset = _dataset_row(draft.owner, filename, data, table)
         draft.dataset = dataset
         draft.roles = guess_roles(table.columns)
         draft.column_types = {}
@@ -125,6 +176,28 @@ def dataset_upload(draft: Draft, *, filename: str, data: bytes) -> Dataset:
         draft.dataset_facts = compute_facts(dataset, **dataset_settings(draft))
         draft.save()
     return dataset
+
+
+def dataset_uses(dataset: Dataset) -> dict[str, int]:
+    """What keeps the dataset: its evaluations and runs (asked through their relations,
+    as the wizard is below those apps)."""
+    return {"evaluations": dataset.evaluations.count(), "runs": dataset.runs.count()}
+
+
+@transaction.atomic
+def dataset_delete(dataset: Dataset) -> None:
+    """Delete a dataset; DatasetInUse (nothing deleted) while evaluations or runs keep it.
+    Drafts that had it lose it (their dataset step is to do again)."""
+    locked = Dataset.objects.select_for_update().only("pk").get(pk=dataset.pk)
+    uses = dataset_uses(locked)
+    if any(uses.values()):
+        raise DatasetInUse(uses)
+    try:
+        # In a savepoint: one started after the count above still stops it here.
+        with transaction.atomic():
+            locked.delete()
+    except ProtectedError:
+        raise DatasetInUse(dataset_uses(locked)) from None
 
 
 @transaction.atomic
@@ -145,6 +218,10 @@ def draft_check_start(draft: Draft) -> Check:
         artifact=draft_artifact(locked),
         task_model=locked.task_model,
     )
+    # What it ran, part by part: a stale check then says what changed (rules.changes).
+    parts = DraftState(locked).parts
+    Check.objects.filter(pk=check.pk).update(draft_parts=parts)
+    check.draft_parts = parts
     locked.contract_check = check
     locked.check_fingerprint = fingerprint(locked)
     locked.save(update_fields=["contract_check", "check_fingerprint", "updated_at"])

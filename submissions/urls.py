@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from submissions import views
+from submissions import dataset_views, views
 
 app_name = "submissions"
 
@@ -15,4 +15,6 @@ urlpatterns = [
     path("submit/<int:pk>/check/gate/", views.draft_gate, name="gate"),
     path("submit/<int:pk>/delete/", views.draft_delete, name="delete"),
     path("submit/<int:pk>/<slug:step>/", views.draft_step, name="step"),
+    path("datasets/", dataset_views.dataset_list, name="datasets"),
+    path("datasets/<int:pk>/delete/", dataset_views.dataset_delete, name="dataset_delete"),
 ]

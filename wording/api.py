@@ -7,7 +7,12 @@ from collections.abc import Mapping
 
 from django.utils.translation import gettext_lazy as _
 
+from wording.datasets import DATASET_ERRORS, dataset_error_words
 from wording.formatting import table_words
+
+# A user's datasets (api.routes.datasets): the pages' words, with the parameters the
+# dataset words prepare (sizes in MB, what keeps a dataset).
+DATASET_CODES = ("storage_quota", "dataset_in_use")
 
 API_ERRORS = {
     "unauthenticated": _(
@@ -61,8 +66,11 @@ API_ERRORS = {
     "not_resumable": _("Only a paused run can be resumed; this one is %(status)s."),
     "no_result_yet": _("This run has no result yet: it has not scored its starting candidate."),
     "no_candidate_yet": _("This run has no candidate yet: it has not scored its starting one."),
+    **{code: DATASET_ERRORS[code] for code in DATASET_CODES},
 }
 
 
 def api_error_words(code: str | None, params: Mapping) -> str:
+    if code in DATASET_CODES:
+        return dataset_error_words(code, params)
     return table_words(API_ERRORS, code, params)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from django.template.defaultfilters import filesizeformat
+from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
@@ -59,6 +60,15 @@ DATASET_ERRORS = {
         "Row %(row)s says %(value)s in the column %(column)s; use train, validation or test."
     ),
     "empty_split_value": _("Row %(row)s has no value in the split column %(column)s."),
+    # A user's datasets and their storage quota (submissions.storage); sizes in MB.
+    "storage_quota": _(
+        "This file needs at least %(size)s MB of storage, and your datasets already use "
+        "%(used)s MB of your %(limit)s MB. Delete datasets you no longer need on the "
+        "Datasets page, then upload it again."
+    ),
+    "dataset_in_use": _(
+        "This dataset cannot be deleted while %(uses)s use it: they keep the file they ran on."
+    ),
     "too_few_train_cases": ngettext_lazy(
         "The train split has %(count)s case; the contract check needs %(needed)s.",
         "The train split has %(count)s cases; the contract check needs %(needed)s.",
@@ -78,6 +88,35 @@ DATASET_WARNINGS = {
         "The file is not UTF-8; it was read as %(encoding)s. Check the preview for garbled letters."
     ),
 }
+
+# What keeps a dataset (dataset_in_use's "uses"), each counted.
+DATASET_USES = {
+    "evaluations": ngettext_lazy("%(count)s evaluation", "%(count)s evaluations", "count"),
+    "runs": ngettext_lazy("%(count)s run", "%(count)s runs", "count"),
+}
+BOTH = _("%(first)s and %(second)s")
+
+MEGABYTE = 1024 * 1024
+
+
+def megabytes(size: object) -> str:
+    """Bytes as megabytes in the reader's notation: one decimal place, none when whole."""
+    value = round(size / MEGABYTE, 1) if isinstance(size, int | float) else 0
+    places = 0 if value == int(value) else 1
+    return number_format(value, decimal_pos=places, force_grouping=True)
+
+
+def uses_words(uses: Mapping) -> str:
+    """ "2 evaluations and 1 run": the uses counted above that are not 0."""
+    parts = [
+        str(words % {"count": uses[kind]})
+        for kind, words in DATASET_USES.items()
+        if isinstance(uses.get(kind), int) and uses[kind] > 0
+    ]
+    if len(parts) == 2:
+        return str(BOTH % {"first": parts[0], "second": parts[1]})
+    return parts[0] if parts else ""
+
 
 BINARY_KINDS = {
     "zip": _("an Excel workbook or a zip archive"),
@@ -124,6 +163,11 @@ def dataset_error_words(code: str | None, params: Mapping) -> str:
     if code == "too_large":
         params["size"] = filesizeformat(params.get("size", 0))
         params["limit"] = filesizeformat(params.get("limit", 0))
+    if code == "storage_quota":
+        for key in ("size", "used", "limit"):
+            params[key] = megabytes(params.get(key))
+    if code == "dataset_in_use":
+        params["uses"] = uses_words(params)
     if code == "bad_role":
         params["role"] = str(params.get("role"))
     if code == "bad_type":

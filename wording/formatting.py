@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 from collections.abc import Mapping
 
-from django.utils.formats import number_format
+from django.utils import timezone
+from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext_lazy as _
 
 UNKNOWN = _("Unknown problem (%(code)s).")
@@ -56,6 +58,16 @@ def format_usd(value: float) -> str:
         while places > 2 and round(value, places - 1) == round(value, places):
             places -= 1  # no trailing zero: $0.05, not $0.050
     return "$" + number_format(value, decimal_pos=places, force_grouping=True)
+
+
+def format_moment(value: datetime.datetime | None) -> str:
+    """A moment as the whole site shows it: the reader's language's DATETIME_FORMAT
+    (skynet_web/formats: day, month by name, year, 24-hour clock) and its time zone,
+    "4 Dec 2026, 18:55 UTC"; "" for None."""
+    if value is None:
+        return ""
+    local = timezone.localtime(value) if timezone.is_aware(value) else value
+    return f"{date_format(local, 'DATETIME_FORMAT')} {local.tzname() or ''}".strip()
 
 
 def fill(template, params: Mapping | None) -> str:

@@ -1,6 +1,9 @@
 """/api/v1/datasets: upload a CSV or JSON Lines file and read it back, as the playground's
 evaluation page and the wizard's dataset step do: the same size limit, the same parsing,
-the same refusals in the same words, the same guessed column roles and preview."""
+the same refusals in the same words, the same guessed column roles and preview. The same
+file is stored once per user (an upload of it again answers that dataset, 200 and
+"reused"), within the user's storage quota (GET /me says what is used); a dataset no
+evaluation or run keeps can be deleted, as on the Datasets page."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from api.errors import ApiError
 from api.forms import cleaned
 from dataset_files import DatasetError
 from evaluations import start
-from submissions import services, uploads
+from submissions import services, storage, uploads
 from submissions.models import Dataset
 from wording import words
 
@@ -69,6 +72,13 @@ class DatasetOut(DatasetBriefOut):
     warnings: list[WarningOut]
 
 
+class DatasetUploadOut(DatasetOut):
+    reused: bool = Field(
+        description="True when you had uploaded this very file before (the same SHA-256): "
+        "the answer is that dataset (200, keeping its name), and nothing more was stored."
+    )
+
+
 def _size_limited(run):
     """Stops an upload past the dataset limit while Django reads the body, as the pages'
     uploads do: the handler goes in before anything (the token's check included) reads it."""
@@ -85,11 +95,11 @@ def _size_limited(run):
 
 def _datasets(user) -> QuerySet[Dataset]:
     # The file's size without reading the file.
-    return start.datasets_for_user(user).annotate(stored_bytes=Length("raw"))
+    return start.datasets_for_user(user).annotate(file_size=Length("raw"))
 
 
 def brief_out(dataset: Dataset) -> dict:
-    size = getattr(dataset, "stored_bytes", None)
+    size = getattr(dataset, "file_size", None)
     return {
         "id": dataset.pk,
         "name": dataset.filename,
@@ -129,6 +139,8 @@ def dataset_out(dataset: Dataset) -> dict:
 
 def dataset_refused(exc: DatasetError, field: str = "file") -> ApiError:
     """A file that cannot be used, in the wizard's words."""
+    if isinstance(exc, storage.QuotaExceeded):
+        return ApiError(413, exc.code, params=exc.params, field=field)
     params = {"row": exc.row, "column": exc.column, **(exc.params or {})}
     status = 413 if exc.code == "too_large" else 422
     return ApiError(status, exc.code, params=params, family="dataset", field=field)
@@ -136,8 +148,11 @@ def dataset_refused(exc: DatasetError, field: str = "file") -> ApiError:
 
 @router.post(
     "",
-    response={201: DatasetOut},
-    summary="Upload a dataset (multipart: file, and optionally name)",
+    response={201: DatasetUploadOut, 200: DatasetUploadOut},
+    summary="Upload a dataset (multipart: file, and optionally name); 200 for a file stored before",
+    description="A file you uploaded before (the same bytes) is not stored again: the "
+    "answer is that dataset, 200 with reused true. A new file past your storage quota is "
+    "refused, 413 storage_quota, with nothing stored.",
 )
 @decorate_view(_size_limited)
 def dataset_upload(
@@ -150,7 +165,7 @@ def dataset_upload(
         raise ApiError(413, "too_large", field="file", message=refused)
     sent = cleaned(upload)["file"]
     try:
-        dataset = services.dataset_create(
+        dataset, reused = services.dataset_store(
             owner=request.user,
             filename=sent.name or "dataset",
             data=sent.read(),
@@ -158,7 +173,9 @@ def dataset_upload(
         )
     except DatasetError as exc:
         raise dataset_refused(exc) from None
-    return Status(201, dataset_out(dataset))
+    # Read back as the list reads it (its size without the file).
+    dataset = _datasets(request.user).get(pk=dataset.pk)
+    return Status(200 if reused else 201, {**dataset_out(dataset), "reused": reused})
 
 
 @router.get("", response=list[DatasetBriefOut], summary="List your datasets, newest first")
@@ -175,3 +192,17 @@ def dataset_list(request, sha256: str = "", name: str = ""):
 @router.get("/{dataset_id}", response=DatasetOut, summary="Read a dataset")
 def dataset_detail(request, dataset_id: int):
     return dataset_out(get_object_or_404(_datasets(request.user), pk=dataset_id))
+
+
+@router.delete(
+    "/{dataset_id}",
+    response={204: None},
+    summary="Delete a dataset; 409 dataset_in_use while evaluations or runs keep it",
+)
+def dataset_delete(request, dataset_id: int):
+    dataset = get_object_or_404(_datasets(request.user), pk=dataset_id)
+    try:
+        services.dataset_delete(dataset)
+    except services.DatasetInUse as refused:
+        raise ApiError(409, "dataset_in_use", params=refused.uses) from None
+    return Status(204, None)

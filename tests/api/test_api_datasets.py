@@ -35,6 +35,7 @@ def test_an_upload_reads_as_the_playground_reads_it(api, owner):
     response = upload(api, CSV.encode())
     assert response.status_code == 201, response.content
     body = response.json()
+    assert body.pop("reused") is False  # the upload's answer only
     dataset = Dataset.objects.get(owner=owner)
     assert body["id"] == dataset.pk and body["name"] == "tickets.csv"
     assert body["size"] == len(CSV.encode()) and body["rows"] == 3
@@ -77,7 +78,9 @@ def test_a_name_and_a_guessed_encoding_in_spanish(owner):
 
 def test_the_list_is_the_owners_newest_first(api, owner, outsider, outsider_api):
     first = upload(api, CSV.encode(), "first.csv").json()
-    second = upload(api, CSV.encode(), "second.csv").json()
+    # Another file: the same one again would be the first dataset (tests/api/
+    # test_api_dataset_storage.py).
+    second = upload(api, (CSV + "T-4,Hello?,account,account\n").encode(), "second.csv").json()
     theirs = upload(outsider_api, CSV.encode(), "theirs.csv").json()
     listed = api.get("/datasets").json()
     assert [d["id"] for d in listed] == [second["id"], first["id"]]

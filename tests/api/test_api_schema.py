@@ -28,6 +28,7 @@ PROMISED = {
     ("post", "/api/v1/datasets"),
     ("get", "/api/v1/datasets"),
     ("get", "/api/v1/datasets/{dataset_id}"),
+    ("delete", "/api/v1/datasets/{dataset_id}"),
     ("post", "/api/v1/evaluations"),
     ("get", "/api/v1/evaluations"),
     ("get", "/api/v1/evaluations/{evaluation_id}"),

@@ -153,6 +153,7 @@ LOGIN_ONLY = {
     "checks:models_test_again",
     "evaluations:list",
     "api:tokens",
+    "submissions:datasets",
 }
 
 
@@ -166,6 +167,7 @@ def test_list_pages_need_a_log_in(client, name):
         "checks:models_test_again": "/en/models/test-again/",
         "evaluations:list": "/en/evaluations/",
         "api:tokens": "/en/accounts/tokens/",
+        "submissions:datasets": "/en/datasets/",
     }
     response = client.get(path[name])
     assert response.status_code == 302
@@ -209,6 +211,9 @@ OWNED = {
     "evaluations:case": ("get", "/en/evaluations/{e}/cases/0/"),
     "evaluations:case_to_playground": ("post", "/en/evaluations/{e}/cases/0/playground/"),
     "evaluations:download": ("get", "/en/evaluations/{e}/download.csv"),
+    # A dataset's delete page (GET asks, POST deletes; the POST is walked in
+    # tests/submissions/test_dataset_library.py).
+    "submissions:dataset_delete": ("get", "/en/datasets/{dataset}/delete/"),
     "api:token_revoke": ("post", "/en/accounts/tokens/{t}/revoke/"),
 }
 

@@ -39,7 +39,13 @@ ADDED = {
 GROWN = {"auth_permission"}
 # Tables given columns by later migrations, with the values every old row must get in
 # them (appended at the end of each row): the old values are kept as they were.
-WIDENED = {"evaluations_evaluation": (0, 0)}  # claim, lost
+WIDENED = {
+    "evaluations_evaluation": (0, 0),  # claim, lost
+    "metrics_app_check": (None,),  # draft_parts
+    # stored_bytes, counted by the migration from the snapshot's one dataset: its 16-byte
+    # file, and its rows', preview's and row numbers' JSON (28 + 14 + 6 bytes).
+    "submissions_dataset": (64,),
+}
 
 # Where each moved model's content type was, and where it must be now.
 RELABELLED = {
