@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from api import client_wheel, tokens
 from api.models import ApiToken
@@ -82,9 +82,15 @@ def token_list(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET: what revoking it ends, and a button to do it; POST: revoke it. A revoked
+    token cannot be brought back, and every script using it is refused from then on."""
     row = get_object_or_404(ApiToken, pk=pk, owner=request.user)
+    if request.method == "GET":
+        if row.revoked_at is not None:
+            return redirect("api:tokens")
+        return render(request, "api/token_revoke.html", {"token": row})
     tokens.token_revoke(row)
     flash.success(request, _("Token “%(name)s” revoked.") % {"name": row.name})
     return redirect("api:tokens")

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+import sys
+
 from django.http import JsonResponse
 from django.utils.translation import gettext as _
 
+from contract import parsing
 from contract.static import static_check
+from sandbox.libraries import AVAILABLE
 from wording import words
 from wording.contract import STAGE_NAMES, warning_words
 
@@ -14,13 +19,61 @@ def static_diagnostics(source: str) -> list[dict]:
     """The load, signature and REWARD_SPEC problems of `source`, found without running it,
     and what a passed stage warns of (a signature named like another framework's)."""
     result = static_check(source).to_dict()
-    found = []
+    found = _imports_not_available(source) if result["stages"][0]["status"] != "failed" else []
     for stage in result["stages"]:
         for problem in stage["problems"]:
             message = words(problem["code"], problem.get("params") or {})
             found.append(_diagnostic(stage["id"], problem, "error", message))
         for warning in stage.get("warnings") or []:
             found.append(_diagnostic(stage["id"], warning, "warning", warning_words(warning)))
+    return found
+
+
+# What a metric may import besides the libraries: the standard library, and skynet.
+_IMPORTABLE = frozenset(sys.stdlib_module_names) | {"skynet", *AVAILABLE}
+
+
+def _imports_not_available(source: str) -> list[dict]:
+    """An import of a module the sandbox does not have (`import torch`), said while
+    typing as the check would say it at Load. One inside a `try` is left alone: the
+    metric may well go on without it."""
+    try:
+        tree = parsing.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []  # the load stage says why
+    guarded = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.Try)
+        for statement in block.body
+        for node in ast.walk(statement)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in guarded:
+            continue
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            module = name.split(".")[0]
+            if module in _IMPORTABLE:
+                continue
+            params = {"module": module, "available": ", ".join(AVAILABLE)}
+            problem = {
+                "code": "module_not_available",
+                "params": {
+                    "line": node.lineno,
+                    "column": node.col_offset + 1,
+                    "end_line": node.end_lineno,
+                    "end_column": (node.end_col_offset or 0) + 1,
+                },
+            }
+            message = words("module_not_available", params)
+            found.append(_diagnostic("load", problem, "error", message))
     return found
 
 

@@ -226,6 +226,9 @@ def case_row(case: EvaluationCase) -> dict:
         "index": case.index,
         "number": case.number,
         "file_row": case.file_row,
+        # Rows are numbered one way everywhere: from the first data row, so a CSV's header
+        # is not a row and a CSV and the same rows as JSON Lines number them alike.
+        "data_row": case.row + 1,
         "status": case.status,
         "status_label": status_label(case.status),
         "problem": case.problem,

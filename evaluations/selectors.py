@@ -39,6 +39,7 @@ SORTS_DESC = {
 LISTED = (
     "evaluation_id",
     "index",
+    "row",
     "file_row",
     "status",
     "problem",

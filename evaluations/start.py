@@ -152,11 +152,11 @@ def per_case_usd(check: Check | None, *, with_run: bool) -> float | None:
     """What one case of `check` cost in model calls on average: the metric's llm() calls,
     and with `with_run` the artifact's too. None when the check measured no cost at all.
 
-    A case with no usage made no model call (contract.metering), so it counts as free
-    once another case of the same check was measured."""
+    A case with no usage made no model call (contract.metering), so it counts as free;
+    a check whose cases ran and made none measured a metric that costs nothing (0.0)."""
     if check is None or not check.result:
         return None
-    costs, measured = [], False
+    costs: list[float] = []
     for case in check.result.get("cases") or []:
         if case.get("status") not in RAN:
             continue
@@ -164,10 +164,9 @@ def per_case_usd(check: Check | None, *, with_run: bool) -> float | None:
         if with_run:
             parts.append(_cost((case.get("run") or {}).get("usage")))
         known = [part for part in parts if part is not None]
-        measured = measured or bool(known)
         costs.append(sum(known))
-    if not measured:
-        return None
+    if not costs:
+        return None  # no case ran: nothing was measured
     return sum(costs) / len(costs)
 
 
@@ -205,6 +204,7 @@ def cost_note(cases: int, per_case: float | None) -> dict:
         "cases": cases,
         "cases_text": format_count(cases),
         "per_case": None if per_case is None else format_usd(per_case),
+        "free": per_case == 0,
         "projected": None if projection["usd"] is None else format_usd(projection["usd"]),
         "max": format_usd(projection["max_usd"]),
     }

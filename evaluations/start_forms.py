@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
-from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -24,6 +22,7 @@ from metrics.models import Metric, MetricVersion
 from submissions.forms import RATIO_FIELDS, ColumnTypes, type_field
 from submissions.models import Dataset, Draft
 from wording import format_count, words
+from wording.formatting import format_moment
 from wording.wizard import SPLIT_NAMES
 
 SEED_RANGE = {"min_value": -(2**63), "max_value": 2**63 - 1}
@@ -123,8 +122,7 @@ class DatasetField(forms.ModelChoiceField):
         rows = ngettext("%(rows)s row", "%(rows)s rows", obj.row_count) % {
             "rows": format_count(obj.row_count)
         }
-        when = date_format(timezone.localtime(obj.created_at), "SHORT_DATETIME_FORMAT")
-        return f"{obj.filename} · {rows} · {when}"
+        return f"{obj.filename} · {rows} · {format_moment(obj.created_at)}"
 
 
 class DatasetChoiceForm(forms.Form):

@@ -170,9 +170,9 @@ def compute_facts(
     facts["counts"] = dataset_files.counts(splits)
     facts["sample"] = sample
     facts["sample_cases"] = [cases[index] for index in sample]
-    facts["sample_rows"] = [
-        dataset.row_numbers[i] if dataset.row_numbers else i + 1 for i in sample
-    ]
+    # Numbered from the first data row, as cases are everywhere: the same rows as CSV
+    # and as JSON Lines read the same (a CSV's header is not a row).
+    facts["sample_rows"] = [i + 1 for i in sample]
     return facts
 
 

@@ -18,6 +18,7 @@ from wording.wizard import (
     SPLIT_NAMES,
     STEP_TITLES,
     TYPE_NAMES,
+    stale_words,
 )
 
 
@@ -86,11 +87,16 @@ def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) 
     found = state.problems
     open_steps = reachable(found)
     steps = []
-    done = True  # a step counts as done only when every step before it is done too
+    # A step's tick is its own: replacing the data file leaves the metric and the models
+    # as filled in as they were. The check's waits on every step before it.
+    every_before = True
     for index, step_id in enumerate(STEPS):
-        done = done and step_id not in found and step_id != "review"
+        done = step_id not in found and step_id != "review"
         if step_id == "dataset":
             done = done and state.dataset_saved
+        if step_id == "check":
+            done = done and every_before
+        every_before = every_before and done
         steps.append(
             {
                 "id": step_id,
@@ -111,6 +117,7 @@ def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) 
         "form": form,
         "problems": {k: words(p.code, p.params, family="step") for k, p in found.items()},
         "check_state": state.check_state,
+        "stale_text": stale_words(state.changes) if state.check_state == "stale" else "",
     }
     if step == "dataset":
         context["upload"] = upload

@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from wording.contract import ARTIFACT_ERRORS, PROBLEMS, stage_words
 from wording.datasets import DATASET_ERRORS, dataset_error_words
-from wording.formatting import UNKNOWN, fill
+from wording.formatting import UNKNOWN, fill, table_words
 
 # The wizard's own completeness rules (submissions.rules.Problem codes).
 STEP_PROBLEMS = {
@@ -77,3 +77,33 @@ def step_problem_words(code: str | None, params: Mapping) -> str:
     if code in DATASET_ERRORS:
         return dataset_error_words(code, params)
     return fill(UNKNOWN, {"code": code})
+
+
+# What changed since the wizard's check ran (submissions.rules.DraftState.changes).
+STALE_PARTS = {
+    "artifact": _("the artifact"),
+    "dataset": _("the data file"),
+    "role": _("the role of column %(column)s"),
+    "type": _("the type of column %(column)s"),
+    "splits": _("the splits"),
+    "metric": _("the metric"),
+    "task_model": _("the task model"),
+    "reflection_model": _("the reflection model"),
+    "metric_model": _("the metric model"),
+    "sample": _("the sample cases"),
+}
+
+
+def stale_words(changes: list[tuple[str, Mapping]]) -> str:
+    """Why the last check no longer counts, naming what changed when it is known."""
+    if not changes:
+        return str(
+            _(
+                "Something changed since the last check (the artifact, the dataset, the "
+                "metric or the models). Run the check again."
+            )
+        )
+    named = ", ".join(table_words(STALE_PARTS, code, params) for code, params in changes)
+    return str(_("Changed since the last check: %(changes)s. Run the check again.")) % {
+        "changes": named
+    }

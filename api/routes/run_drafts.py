@@ -13,6 +13,7 @@ from checks import services as check_services
 from runs import services as run_services
 from submissions import rules, selectors, services
 from submissions.models import FORM_STEPS, Draft
+from wording.wizard import stale_words
 
 router = Router()
 
@@ -37,7 +38,8 @@ def _not_ready(draft: Draft) -> ApiError:
             409, problem.code, params=problem.params, family="step", field=STEP_FIELDS[step]
         )
     if state.check_state == "stale":
-        return ApiError(409, "check_stale")
+        # Worded as the wizard's page says it: what changed, when the check kept that.
+        return ApiError(409, "check_stale", message=stale_words(state.changes))
     return ApiError(409, "check_required", family="step")
 
 

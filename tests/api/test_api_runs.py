@@ -296,7 +296,10 @@ def test_the_gate_opens_on_a_passed_check_of_exactly_this_draft(
     assert stale.status_code == 409 and stale.json()["code"] == "check_stale"
     # The wizard's own words for it, in Spanish too.
     spanish = Api(api.token, "es").post(f"/runs/drafts/{draft_id}/submit").json()
-    assert spanish["code"] == "check_stale" and spanish["message"].startswith("Algo cambió")
+    assert (
+        stale.json()["message"] == "Changed since the last check: the splits. Run the check again."
+    )
+    assert spanish["code"] == "check_stale" and "cambió" in spanish["message"].lower()
     assert not Run.objects.exists()
 
     # Back to what was checked: the same check counts again.

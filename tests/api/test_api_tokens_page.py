@@ -60,6 +60,12 @@ def test_revoking_ends_the_token_and_another_user_cannot_revoke_it(owner_client,
     other = Client()
     other.force_login(outsider)
     assert other.post(f"/en/accounts/tokens/{row.pk}/revoke/").status_code == 404
+    assert other.get(f"/en/accounts/tokens/{row.pk}/revoke/").status_code == 404
+    # Revoking asks first: the list's button leads to a page that says what it ends.
+    listed = owner_client.get("/en/accounts/tokens/").content.decode()
+    assert f'href="/en/accounts/tokens/{row.pk}/revoke/"' in listed
+    asked = owner_client.get(f"/en/accounts/tokens/{row.pk}/revoke/").content.decode()
+    assert "cannot be brought back" in asked and 'id="confirm-revoke"' in asked
     assert Api(token).get("/me").status_code == 200
     response = owner_client.post(f"/en/accounts/tokens/{row.pk}/revoke/", follow=True)
     assert "revoked" in response.content.decode()

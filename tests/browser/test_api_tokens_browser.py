@@ -56,7 +56,10 @@ def test_make_see_once_and_revoke_a_token(page, live_server, alice, language, sc
     page.goto(f"{live_server.url}/{language}/accounts/tokens/")
     assert page.locator("#new-token").count() == 0  # shown once
     assert shown not in page.content()
-    page.click("table.tokens button[type=submit]")
+    page.click("table.tokens a.button.secondary")  # asks first, on its own page
+    page.wait_for_selector("#confirm-revoke")
+    screenshot(page, f"api-token-revoke-{language}")
+    page.click("#confirm-revoke")
     page.wait_for_selector("table.tokens .status-failed")
     row.refresh_from_db()
     assert row.revoked_at is not None

@@ -174,3 +174,20 @@ def test_the_pages_before_log_in_fit_a_phone(page, live_server, screenshot):
             assert overflow(page) <= 0, f"{where}: the page scrolls sideways ({too_wide(page)})"
             assert page.evaluate(IN_VIEW, ".language-switch"), f"{where}: language switch"
             screenshot(page, f"phone-light-{language}-{name}")
+
+
+def test_the_phone_header_takes_four_short_lines_at_most(page, live_server, screenshot):
+    """It wrapped to six lines (about 180 px) before the page began."""
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.create_user(username="carol", password="carol-pass-123")
+    log_in(page, live_server, "carol", "carol-pass-123")
+    page.set_viewport_size(PHONE)
+    for language in LANGUAGES:
+        page.goto(f"{live_server.url}/{language}/")
+        height = page.evaluate(
+            "() => document.querySelector('.topbar').getBoundingClientRect().height"
+        )
+        screenshot(page, f"phone-header-{language}")
+        assert height <= 120, f"{language}: the header is {height:.0f} px high"
+        assert page.evaluate(IN_VIEW, ".account button"), f"{language}: Log out"

@@ -582,7 +582,8 @@ def test_the_sort_links_keep_the_filters(owner_client, many):
 
 def test_the_case_page_shows_the_case_its_feedback_and_what_the_worker_kept(owner_client, finished):
     body = owner_client.get(f"/en/evaluations/{finished.pk}/cases/4/").content.decode()
-    assert "Case 5 (row 6 of the file)" in body
+    # One numbering: case 5 is data row 5 (the file's row 6 counts the CSV's header).
+    assert "Case 5 · row 5 of the data" in body
     assert "score raised KeyError" in body
     assert "&quot;question&quot;: &quot;q4&quot;" in body
     assert "billing" in body

@@ -459,10 +459,20 @@ def test_with_a_measured_cost_the_form_projects_the_rows_chosen(
     )
 
 
+def test_a_metric_that_calls_no_model_is_said_to_cost_nothing(
+    owner_client, owner, metric, saved_metric, dataset
+):
+    check_with_costs(owner, saved_metric, [None, None, None])
+    page = body(owner_client.get(f"{evaluate_url(metric)}?dataset={dataset.pk}"))
+    assert "Its latest check made no model call: scoring these cases costs nothing" in page
+    assert "could not be projected" not in page
+
+
 def test_a_case_costs_what_the_latest_finished_check_measured(owner, saved_metric):
     assert evaluation_start.metric_cost(saved_metric) is None  # no check yet
     check_with_costs(owner, saved_metric, [None, None, None])
-    assert evaluation_start.metric_cost(saved_metric) is None  # checked, but nothing measured
+    # Its cases ran and made no model call: a metric that costs nothing, not unmeasured.
+    assert evaluation_start.metric_cost(saved_metric) == 0.0
     check = check_with_costs(owner, saved_metric, [0.03, None, 0.0], runs=[0.01, 0.02, None])
     assert evaluation_start.per_case_usd(check, with_run=False) == pytest.approx(0.01)
     assert evaluation_start.per_case_usd(check, with_run=True) == pytest.approx(0.02)

@@ -284,6 +284,20 @@ def test_diagnostics_for_a_syntax_error_and_a_bad_reward_spec(owner_client, metr
     assert "weight_negative" in codes and "reference_missing" in codes
 
 
+def test_an_import_the_sandbox_does_not_have_is_flagged_while_typing(owner_client, metric):
+    """As the check says it at Load, on the import's line: not only once it runs."""
+    source = (
+        "import re\nimport torch\nfrom numpy import mean\n"
+        "try:\n    import jax\nexcept ImportError:\n    jax = None\n\n"
+        "def score(input, output, expected=None):\n    return 1.0, {'feedback': 'ok'}\n"
+    )
+    url = f"/es/metrics/{metric.pk}/diagnostics/"
+    (found,) = owner_client.post(url, {"source": source}).json()["diagnostics"]
+    assert (found["code"], found["line"], found["severity"]) == ("module_not_available", 2, "error")
+    assert "torch" in found["message"] and "numpy" in found["message"]
+    assert "sandbox does not have" not in found["message"]  # in Spanish
+
+
 def test_rate_limit_refuses_with_a_clear_message(owner_client, metric, settings):
     settings.CHECK_RATE_PER_MINUTE = 2
     settings.CHECK_MAX_ACTIVE_PER_USER = 100

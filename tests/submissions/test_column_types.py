@@ -188,7 +188,7 @@ def test_a_post_without_types_keeps_the_types_as_read(owner_client, draft):
 def test_a_csv_and_a_jsonl_file_of_the_same_data_give_the_same_sample_cases(
     owner_client, owner, draft
 ):
-    samples = []
+    samples, rows = [], []
     for text, name in ((SUMS_CSV, "sums.csv"), (SUMS_JSONL, "sums.jsonl")):
         one = services.draft_create(owner=owner) if samples else draft
         uploaded(owner_client, one, text, name)
@@ -198,7 +198,10 @@ def test_a_csv_and_a_jsonl_file_of_the_same_data_give_the_same_sample_cases(
         assert response.status_code == 302
         one.refresh_from_db()
         samples.append(one.dataset_facts["sample_cases"])
+        rows.append(one.dataset_facts["sample_rows"])
     assert samples[0] == samples[1]
+    # The rows are numbered alike: from the first data row, the CSV's header no row.
+    assert rows[0] == rows[1] and all(1 <= row <= len(QUESTIONS) for row in rows[0])
     answers = [case["expected"]["answer"] for case in samples[0]]
     assert all(type(answer) is int for answer in answers)
     assert all(type(case["input"]["meta"]) is dict for case in samples[0])
@@ -240,7 +243,8 @@ def test_the_check_gets_the_declared_types_and_a_changed_type_makes_it_stale(
     assert draft.column_types["answer"] == "text"
     assert rules.check_state(draft) == "stale"
     page = owner_client.get(url(draft, "check")).content.decode()
-    assert "Something changed since the last check" in page
+    # What changed, named: not "something".
+    assert "Changed since the last check: the type of column answer." in page
     assert 'id="to-review" disabled' in page
 
     check = run_check_now(owner_client, draft, django_capture_on_commit_callbacks)

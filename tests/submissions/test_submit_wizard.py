@@ -656,17 +656,19 @@ def test_any_change_invalidates_the_check_and_shuts_submit(
     draft.refresh_from_db()
     assert rules.check_state(draft) == "stale"
     page = owner_client.get(url(draft, "check")).content.decode()
-    assert "Something changed since the last check" in page
+    assert "Changed since the last check: the artifact. Run the check again." in page
     assert 'id="to-review" disabled' in page
     review = owner_client.get(url(draft, "review"))
     assert review.status_code == 302 and review["Location"] == url(draft, "check")
     refused = owner_client.post(f"/en/submit/{draft.pk}/submit/")
     assert refused.status_code == 302 and Run.objects.count() == 0
 
-    # Each of dataset, roles, metric and models changes the fingerprint too.
+    # Each of dataset, roles, metric and models changes the fingerprint too, and the
+    # page names what changed.
     before = rules.fingerprint(draft)
     draft.roles = {**draft.roles, "ticket_id": "input"}
     assert rules.fingerprint(draft) != before
+    assert ("role", {"column": "ticket_id"}) in rules.DraftState(draft).changes
     draft.refresh_from_db()
     draft.seed = 99
     assert rules.fingerprint(draft) != before
