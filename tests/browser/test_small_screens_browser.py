@@ -66,6 +66,8 @@ def pages_of(check) -> dict[str, str]:
         "drafts": "/{l}/submit/",
         "wizard": f"/{{l}}/submit/{draft}/artifact/",
         "runs": "/{l}/runs/",
+        "datasets": "/{l}/datasets/",
+        "tokens": "/{l}/accounts/tokens/",
     }
 
 
