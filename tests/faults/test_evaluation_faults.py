@@ -49,8 +49,10 @@ def test_an_evaluation_whose_worker_is_killed_resumes_on_another_and_scores_each
     doomed = workers("doomed")
     evaluation = start(owner)
     wait_for(lambda: Evaluation.objects.get(pk=evaluation.pk).done >= 50, 60)
-    workers("survivor")
+    # Killed first, the other started after: however fast the machine, the evaluation
+    # cannot have ended before its worker died.
     os.killpg(doomed.pid, signal.SIGKILL)  # the worker and its pool process, at once
+    workers("survivor")
     wait_for(lambda: Evaluation.objects.get(pk=evaluation.pk).lost == 1, 60)
     page = owner_client.get(f"/en/evaluations/{evaluation.pk}/").content.decode()
     assert "Its worker was lost 1 time: it went back in line" in page
@@ -68,6 +70,7 @@ def test_an_evaluation_whose_worker_is_killed_resumes_on_another_and_scores_each
 
 def test_an_evaluation_lost_as_often_as_it_may_fails_keeping_its_cases(owner, workers, settings):
     settings.EVALUATION_MAX_ATTEMPTS = 1  # this process's sweep decides, with this
+    settings.CHECK_STALE_AFTER_S = 4  # and the workers' fast clock
     from evaluations.sweeps import reap_stale
 
     doomed = workers("doomed")

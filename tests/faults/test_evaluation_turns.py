@@ -216,11 +216,11 @@ def test_the_model_budget_holds_for_all_the_turns_together(
 def test_a_turn_ends_at_its_time_though_its_cases_are_slow_and_they_are_scored_again(
     owner, outsider, turn_worker
 ):
-    """Cases of 20 s, turns of 2 s: another user's evaluation starts and ends while the
+    """Cases of 12 s, turns of 2 s: another user's evaluation starts and ends while the
     slow one's first cases are still in flight, and those are scored next turn. Before,
-    the turn lasted as long as its slowest case, and the other waited 20 s for it."""
+    the turn lasted as long as its slowest case, and the other waited 12 s for it."""
     turn_worker(2)
-    slow_source = SLEEP.format(s=20) + "    return 1.0, {'feedback': 'Fine.'}\n"
+    slow_source = SLEEP.format(s=12) + "    return 1.0, {'feedback': 'Fine.'}\n"
     slow_rows, quick_rows = make_dataset(outsider, 3), make_dataset(owner, 2)
     slow = evaluation_create(
         owner=outsider,
@@ -234,7 +234,7 @@ def test_a_turn_ends_at_its_time_though_its_cases_are_slow_and_they_are_scored_a
     )
     wait_for(lambda: state(slow).status == Evaluation.Status.RUNNING, 60)
     quick = start(owner, quick_rows, SLOW)
-    wait_for(final(quick), 25)
+    wait_for(final(quick), 11)
     assert state(quick).status == Evaluation.Status.DONE
     # None of the slow one's cases had ended: they were stopped, not written.
     assert written(slow) == 0 and state(slow).status != Evaluation.Status.DONE
