@@ -38,10 +38,9 @@ def claim_fairest(check_id: int) -> Check | None:
     claimed = _claim(check_id)
     if claimed is not None:
         return claimed
-    busy = Check.objects.filter(status=Check.Status.RUNNING).values("owner_id")
     candidates = (
         Check.objects.filter(status=Check.Status.QUEUED)
-        .exclude(owner_id__in=busy)
+        .exclude(owner_id__in=_busy_owners())
         .order_by("enqueued_at", "pk")
         .values_list("pk", flat=True)[:CANDIDATES]
     )
@@ -50,6 +49,11 @@ def claim_fairest(check_id: int) -> Check | None:
         if claimed is not None:
             return claimed
     return None
+
+
+def _busy_owners():
+    """The users with a check running: theirs wait (a subquery, never read here)."""
+    return Check.objects.filter(status=Check.Status.RUNNING).values("owner_id")
 
 
 def _claim(check_id: int) -> Check | None:
@@ -93,12 +97,11 @@ def waiting(check: Check) -> dict | None:
     running = Check.objects.filter(owner_id=check.owner_id, status=Check.Status.RUNNING)
     if running.exclude(pk=check.pk).exists():
         return {"reason": "own_check_running"}
-    busy = Check.objects.filter(status=Check.Status.RUNNING).values("owner_id")
     ahead = (
         Check.objects.filter(
             status=Check.Status.QUEUED, enqueued_at__lt=check.enqueued_at or timezone.now()
         )
-        .exclude(owner_id__in=busy)
+        .exclude(owner_id__in=_busy_owners())
         .count()
     )
     return {"reason": "worker_busy", "ahead": ahead}
