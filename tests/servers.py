@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import re
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,6 +46,19 @@ def gunicorn(
             return found and found.group(1)
 
         url = wait_for(listening)
+        # Up once it answers: the first request in a fresh process loads the URLs.
+        wait_for(lambda: _answers(url))
         yield url, children
     finally:
         children.stop(grace_s=10)
+
+
+def _answers(url: str) -> bool:
+    """Whether the site answers at all (/healthz may say a worker is missing: no matter)."""
+    try:
+        with urllib.request.urlopen(url + "/healthz", timeout=5):
+            return True
+    except urllib.error.HTTPError:
+        return True
+    except OSError:
+        return False
