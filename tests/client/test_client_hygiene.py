@@ -176,6 +176,10 @@ def _interrupted(cli, tmp_path, *extra: str) -> tuple[subprocess.CompletedProces
     while not Check.objects.filter(status=Check.Status.RUNNING).exists():
         assert time.monotonic() < deadline, "the check never started"
         time.sleep(0.1)
+    # The worker can claim the check before the client has read the answer to its POST;
+    # a Ctrl+C then (the check's number still unknown to it) rightly says only
+    # "Interrupted.". Give the answer time to arrive: the cases sleep 6 s.
+    time.sleep(2)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     check = Check.objects.get()
