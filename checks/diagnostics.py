@@ -8,22 +8,37 @@ import sys
 from django.http import JsonResponse
 from django.utils.translation import gettext as _
 
-from contract import parsing
+from contract import missing_imports, parsing
 from contract.static import static_check
 from sandbox.libraries import AVAILABLE
 from wording import words
-from wording.contract import STAGE_NAMES, warning_words
+from wording.contract import (
+    STAGE_NAMES,
+    add_imports_label,
+    fixable_imports,
+    imports_added_words,
+    warning_words,
+)
+
+# Load problems after which the source was still read whole (its imports can be listed).
+_STILL_READ = ("no_score_function", "names_not_imported")
 
 
 def static_diagnostics(source: str) -> list[dict]:
     """The load, signature and REWARD_SPEC problems of `source`, found without running it,
     and what a passed stage warns of (a signature named like another framework's)."""
     result = static_check(source).to_dict()
-    found = _imports_not_available(source) if result["stages"][0]["status"] != "failed" else []
+    load = result["stages"][0]
+    unread = load["status"] == "failed" and load["problem"] not in _STILL_READ
+    found = [] if unread else _imports_not_available(source)
     for stage in result["stages"]:
+        fixable = fixable_imports(stage)
         for problem in stage["problems"]:
             message = words(problem["code"], problem.get("params") or {})
             found.append(_diagnostic(stage["id"], problem, "error", message))
+            if problem["code"] == "name_not_imported" and fixable:
+                # The editor offers to add them all at once (static/js/playground.js).
+                found[-1]["fix_label"] = add_imports_label(len(fixable))
         for warning in stage.get("warnings") or []:
             found.append(_diagnostic(stage["id"], warning, "warning", warning_words(warning)))
     return found
@@ -91,6 +106,23 @@ def _diagnostic(stage_id: str, problem: dict, severity: str, message: str) -> di
         "severity": severity,
         "message": message,
     }
+
+
+def add_imports_response(request) -> JsonResponse:
+    """{"source", "added", "line", "missing", "message"} for the posted source: the text
+    with the missing imports added (contract.missing_imports.fix), and what was done."""
+    fixed = missing_imports.fix(request.POST.get("source", ""))
+    if fixed.problem is not None:
+        return JsonResponse({"error": words(fixed.problem, fixed.params or {})}, status=400)
+    return JsonResponse(
+        {
+            "source": fixed.source,
+            "added": fixed.added,
+            "line": fixed.line,
+            "missing": fixed.left,
+            "message": imports_added_words(fixed.added, fixed.left),
+        }
+    )
 
 
 def response(request) -> JsonResponse:

@@ -79,6 +79,7 @@ def _execute(check: Check) -> None:
                 task_llm_for_case=task_llm_for_case,
                 task_model=check.task_model if check.artifact else "",
                 cancel=cancel,
+                files=check.files or None,
             )
     except BaseException as exc:
         # Whatever stopped the check (a bug, Celery's soft time limit, a shutdown), the

@@ -33,6 +33,9 @@ class Check(WorkerRow):
         related_name="checks",
     )
     source = models.TextField()
+    # metric.py's helper modules, {path: text} (contract.files): its version's, or those
+    # the API sent with the source; None when there are none.
+    files = models.JSONField(null=True, blank=True)
     cases = models.JSONField(null=True, blank=True)
     timeout_s = models.PositiveIntegerField(default=60)
     # The model choices as they were when the check started (catalogue ids).

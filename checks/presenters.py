@@ -62,6 +62,9 @@ def present(check: Check | None) -> dict | None:
         case["scores_text"] = [
             (name, wording.format_number(value)) for name, value in (case["scores"] or {}).items()
         ]
+        # Each DSPy predictor's own feedback, by its name (results stored before have none).
+        case["predictor_feedback_items"] = list((case.get("predictor_feedback") or {}).items())
+        case["predictor_feedback_omitted"] = case.get("predictor_feedback_omitted") or 0
         for stream in ("stdout", "stderr"):
             cut = case.get(f"{stream}_truncated") or 0
             # Results stored before the count of printed bytes have only what was cut.
@@ -78,8 +81,13 @@ def present(check: Check | None) -> dict | None:
         case["model_calls_text"] = str(usage.get("model_calls") or 0)
         cost = usage.get("cost_usd")
         case["cost_text"] = _usd(cost)
-    # A metric written for DSPy or gepa: the panel offers Convert to the contract.
-    rendered["convertible"] = frameworks.seen_in(check.result)
+    # Where Convert would change the metric, the panel offers it (a result stored before
+    # the check said so is read from its shapes).
+    found = check.result.get("looks_like")
+    if "looks_like" in check.result:
+        rendered["convertible"] = bool(found and found.get("convertible"))
+    else:
+        rendered["convertible"] = frameworks.seen_in(check.result)
     rendered["advice"] = str(HINT_ADVICE)
     rendered["feedback_examples"] = wording.feedback_examples()
     return rendered

@@ -50,8 +50,10 @@ def check_create(
     metric_model: str = "",
     artifact: Artifact | None = None,
     task_model: str = "",
+    files: dict[str, str] | None = None,
 ) -> Check:
     """Create a queued check and hand it to the worker once the row is committed.
+    `files`: metric.py's helper modules ({path: text}, held to contract.files' limits).
 
     Enqueueing on commit means a worker can never pick up an id whose row it cannot
     see yet, and a rolled-back request enqueues nothing.
@@ -59,6 +61,7 @@ def check_create(
     check = Check.objects.create(
         owner=owner,
         source=source,
+        files=files or None,
         cases=cases,
         timeout_s=timeout_s or settings.CHECK_TIMEOUT_DEFAULT,
         metric_version=metric_version,

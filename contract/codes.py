@@ -13,6 +13,9 @@ from sandbox.errors import REASONS as SANDBOX_UNAVAILABLE_REASONS
 from skynet import rewardspec, signature
 from skynet.returns import PROBLEMS as RETURN_VALUE_PROBLEMS
 
+LOOKS_LIKE_KINDS = ("dspy_metric", "gepa_evaluator", "gepa_adapter", "contract_return")
+NAME_NOT_IMPORTED_KINDS = ("import", "gepa", "unknown")
+
 STAGES = ("load", "signature", "reward_spec", "call", "return_value")
 STAGE_STATUSES = ("passed", "failed", "skipped", "pending", "running")
 CASE_STATUSES = ("valid", "invalid", "error", "timeout", "pending", "skipped")
@@ -29,7 +32,14 @@ LOAD_PROBLEMS = (
     "library_unavailable",
     # numpy (or a library that needs it) in a process whose address space cannot hold it.
     "library_needs_memory",
+    # import_error of the metric's own module that is not among its helper files
+    # (contract.local_modules): params module, line.
+    "local_module_missing",
     "no_score_function",
+    # Names metric.py uses but never imports (contract.missing_imports), found before
+    # anything runs: one name_not_imported per name, under the stage's summary.
+    "names_not_imported",
+    "name_not_imported",
     "timeout",
     "crashed",
     # The user stopped the check (contract.cancel).
@@ -38,6 +48,9 @@ LOAD_PROBLEMS = (
     "sandbox_unavailable",
 )
 SYNTAX_ERROR_REASONS = ("syntax", "null_bytes", "too_complex")
+# What a load stage that passed still says: metric.py sets DSPy LMs of its own, which the
+# metric model answers instead (skynet._dspy_metric; params: models, count).
+LOAD_WARNINGS = ("dspy_lm_replaced",)
 # framework_signature: a DSPy metric's or gepa evaluator's parameters (contract.frameworks).
 SIGNATURE_PROBLEMS = ("bad_signature", "framework_signature")
 SIGNATURE_REASONS = signature.REASONS
@@ -60,6 +73,7 @@ CASE_ERROR_PROBLEMS = (
     "module_not_available",
     "library_unavailable",
     "library_needs_memory",
+    "local_module_missing",
     "syntax_error",
     "no_score_function",
     "bad_signature",
@@ -147,6 +161,7 @@ def all_codes() -> dict[str, tuple[str, ...]]:
         "stage_statuses": STAGE_STATUSES,
         "case_statuses": CASE_STATUSES,
         "problems": PROBLEMS,
+        "load_warnings": LOAD_WARNINGS,
         "syntax_error_reasons": SYNTAX_ERROR_REASONS,
         "signature_reasons": SIGNATURE_REASONS,
         "reward_spec_codes": REWARD_SPEC_CODES,
@@ -160,4 +175,8 @@ def all_codes() -> dict[str, tuple[str, ...]]:
         "artifact_errors": ARTIFACT_ERRORS,
         # CaseResult.run["status"].
         "run_statuses": RUN_STATUSES,
+        # What a failed metric.py looks like (CheckResult.looks_like["kind"]).
+        "looks_like": LOOKS_LIKE_KINDS,
+        # How a name_not_imported is worded: with its import line, gepa's, or unknown.
+        "name_not_imported": NAME_NOT_IMPORTED_KINDS,
     }

@@ -27,7 +27,8 @@ import time
 from collections.abc import Callable, Sequence
 
 import sandbox
-from contract import frameworks
+from contract import files as helper_files
+from contract import frameworks, missing_imports
 from contract.artifacts import RUN_PROBLEMS, Artifact
 from contract.cancel import Cancel
 from contract.cases import DEFAULT_CASES, Case
@@ -40,6 +41,7 @@ from contract.hints import (
     printed_hints,
     shown,
 )
+from contract.looks_like import looks_like
 from contract.metering import unmeasured
 from contract.parsing import parse as ast_parse
 from contract.results import CaseResult, CheckResult, StageResult
@@ -196,6 +198,8 @@ def fill_case(row: CaseResult, outcome: ChildOutcome, returns: Returns | None = 
     row.score, row.feedback = report.get("score"), report.get("feedback")
     row.feedback_length, row.repr = report.get("feedback_length"), report.get("repr")
     row.scores, row.scores_omitted = report.get("scores", {}), report.get("scores_omitted", 0)
+    row.predictor_feedback = report.get("predictor_feedback") or {}
+    row.predictor_feedback_omitted = report.get("predictor_feedback_omitted", 0)
     return bool(report.get("bool_score"))
 
 
@@ -239,10 +243,13 @@ def _scored(check: _Check, row: CaseResult, case: Case) -> ScoredCase:
             output = output[: EXAMPLE_LIMIT - 1] + "…"
     else:
         output = shown(case.output)
+    # What the reflection reads: the feedback, and each predictor's own (the hints say
+    # "empty" only when all of them are).
+    said = "\n".join(t for t in [row.feedback or "", *row.predictor_feedback.values()] if t)
     return ScoredCase(
         row.index,
         row.score,  # type: ignore[arg-type]
-        row.feedback or "",
+        said,
         check.bool_scores.get(row.index, False),
         expected_text=None if case.expected is None else shown(case.expected),
         output_text=output,
@@ -378,6 +385,19 @@ class _Cases:
 def run_check(
     source: bytes | str,
     cases: Sequence[Case] | None = None,
+    **options,
+) -> CheckResult:
+    """Check metric.py `source` on `cases`: see _checked for the options."""
+    result = _checked(source, cases, **options)
+    if result.passed is False and not result.looks_like:
+        text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+        result.looks_like = looks_like(text, result.to_dict())
+    return result
+
+
+def _checked(
+    source: bytes | str,
+    cases: Sequence[Case] | None = None,
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     on_progress: ProgressCallback | None = None,
@@ -390,8 +410,12 @@ def run_check(
     task_model: str = "",
     sandboxes: SandboxSource | None = None,
     cancel: Cancel | None = None,
+    files: dict[str, str] | None = None,
 ) -> CheckResult:
     """Check metric.py `source` on `cases` (default: the three built-in ones).
+
+    A check that failed the way a DSPy or gepa metric fails also says what the file looks
+    like and whether Convert would change it (`looks_like`, contract.looks_like).
 
     timeout_s limits loading and each score() call (1..600, else ValueError).
     on_progress gets a snapshot after every stage or case change; with
@@ -413,8 +437,15 @@ def run_check(
 
     cancel (contract.cancel.Cancel), when set from another thread, ends the cases still
     running as "cancelled" (their processes killed) and the check returns at once.
+
+    files ({path: text}) are metric.py's helper modules (contract.files), importable
+    beside it in each case's process; a set past the limits raises FilesRefused (a
+    ValueError). A missing one is said at Load as "local_module_missing"
+    (contract.local_modules), a missing library as before.
     """
     timeout = validate_timeout(timeout_s)
+    text_of = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+    helpers = helper_files.clean(files, metric_source=text_of)
     case_list = list(DEFAULT_CASES if cases is None else cases)
     if not case_list:
         raise ValueError("no_cases")
@@ -436,7 +467,13 @@ def run_check(
         problems = [{"code": checked.problem, "params": checked.params}]
         check.set_stage("load", "failed", checked.problem, checked.params, problems)
         return check.fail("load")
-    assert checked.text is not None
+    assert checked.text is not None and checked.tree is not None
+    if missing_imports.missing(checked.tree, checked.text):
+        # Names used but never imported: said at Load before anything runs, with what
+        # the file looks like when it has no score (static_check says both).
+        load = static_check(checked.text).stage("load")
+        check.set_stage("load", "failed", load.problem, load.params, load.problems)
+        return check.fail("load")
 
     state = _Cases(check, artifact_job is not None, Returns(checked.text, checked.tree))
     handlers = [
@@ -458,6 +495,7 @@ def run_check(
             sandboxes=sandboxes or OnDemand(sandbox_config),
             artifact=artifact_job,
             cancel=cancel,
+            files=helpers,
         )
     except sandbox.SandboxUnavailable as exc:
         params = {"reason": exc.reason, "detail": exc.detail}

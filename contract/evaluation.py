@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import sandbox
+from contract import files as helper_files
 from contract.cancel import Cancel
 from contract.caseloop import CaseLoop
 from contract.cases import Case
@@ -69,9 +70,17 @@ class Ended:
     layers: list[str] = field(default_factory=list)
 
 
-def feedback_kind(feedback: str | None) -> str:
+_KIND_ORDER = ("empty", "generic", "specific")
+
+
+def feedback_kind(feedback: str | None, predictor_feedback: dict | None = None) -> str:
     """How the reflection model would read a feedback: "" (none), "empty", "generic"
-    (only right/wrong words, or only the score again), else "specific"."""
+    (only right/wrong words, or only the score again), else "specific". With each
+    predictor's own feedback, the reflection for each reads its own text: the kind is
+    that of the least useful of them."""
+    if predictor_feedback:
+        kinds = [feedback_kind(text) for text in predictor_feedback.values()]
+        return min(kinds, key=_KIND_ORDER.index)
     if feedback is None:
         return ""
     if not feedback.strip():
@@ -144,6 +153,8 @@ def evaluate(
     cancel: Cancel | None = None,
     start: int = 0,
     skip: frozenset[int] = frozenset(),
+    files: dict[str, str] | None = None,
+    second_files: dict[str, str] | None = None,
 ) -> Ended:
     """Score every case of `cases` (any iterable; read as cases start) with metric.py
     `source`, `window` at a time, calling on_scored(Scored) as each ends, in any order.
@@ -154,8 +165,14 @@ def evaluate(
     were scored earlier (an evaluation goes on after another one's turn); `skip`: the
     indexes after it that were scored earlier too (a turn that ended with cases in
     flight wrote the ones that had ended). Never leaves a process behind.
+
+    `files` ({path: text}, contract.files) are metric.py's helper modules, importable
+    beside it; `second_files` the second source's (a set past the limits raises
+    FilesRefused, a ValueError).
     """
     timeout = validate_timeout(timeout_s)
+    helpers = helper_files.clean(files, metric_source=source)
+    second_helpers = helper_files.clean(second_files, metric_source=second_source or "")
     for text in (source, second_source):
         if text is not None:
             checked = check_source(text)
@@ -230,6 +247,8 @@ def evaluate(
             run_box=run_box,
             artifact=artifact,
             second_source=second_source,
+            files=helpers,
+            second_files=second_helpers,
         )
         for _ in range(max(1, window)):
             start_next()

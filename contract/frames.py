@@ -146,6 +146,16 @@ def _reward_spec_stage(node: object) -> dict:
     return _stage()
 
 
+def _dspy_lms(value: object) -> list[str]:
+    """The models of the DSPy LMs metric.py set itself (skynet._dspy_metric.own_lms),
+    which the metric model answers instead: a warning's names, so anything that is not a
+    short list of names is dropped, not a crash."""
+    if not isinstance(value, list):
+        return []
+    names = [clip(name, NAME_LIMIT) for name in value[:5] if isinstance(name, str) and name]
+    return list(dict.fromkeys(names))
+
+
 def judge_loaded(frame: dict) -> dict:
     """{"stages": {load, signature, reward_spec}, "call_args", "has_reward_spec"}, from
     what the child reported, by the worker's own rules."""
@@ -154,6 +164,14 @@ def judge_loaded(frame: dict) -> dict:
     call_args = None
     has_reward_spec = False
     if stages["load"]["status"] == "passed":
+        replaced = _dspy_lms(frame.get("dspy_lms"))
+        if replaced:
+            stages["load"]["warnings"] = [
+                {
+                    "code": "dspy_lm_replaced",
+                    "params": {"models": ", ".join(replaced), "count": len(replaced)},
+                }
+            ]
         stages["signature"], call_args = _signature_stage(frame.get("signature"))
         if call_args is not None:
             node = frame.get("reward_spec")

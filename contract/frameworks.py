@@ -37,6 +37,9 @@ DATA_NAMES = frozenset({"data", "data_inst", "datum", "inst", "instance", "item"
 RESPONSE_NAMES = frozenset(
     {"response", "completion", "generated", "llm_output", "model_output", "assistant_response"}
 )
+# gepa's LangChain adapter hands its evaluators the rollout state, whose last message is
+# the response: evaluate_response(data, state).
+STATE_NAMES = frozenset({"state", "rollout_state"})
 
 
 def _names(params: Iterable[Param]) -> list[str]:
@@ -54,7 +57,7 @@ def recognise(shape: Shape) -> dict | None:
     second = positional[1] if len(positional) > 1 else None
     if dropped or (first in GOLD_NAMES and second in PREDICTION_NAMES):
         framework = "dspy"
-    elif first in DATA_NAMES and second in RESPONSE_NAMES:
+    elif first in DATA_NAMES and second in RESPONSE_NAMES | STATE_NAMES:
         framework = "gepa"
     else:
         return None
@@ -104,6 +107,11 @@ def candidates(tree: ast.Module) -> list[dict]:
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name == "__call__":
                     funcs.append((node.name, item, True))
+            statics = []
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and _is_static(item):
+                    statics.append((f"{node.name}.{item.name}", item, False))
+            funcs += statics
         for name, func, method in funcs:
             shape = shape_of_def(func)
             if method and shape.positional:
@@ -116,9 +124,15 @@ def candidates(tree: ast.Module) -> list[dict]:
                         "line": func.lineno,
                         "framework": seen["framework"],
                         "parameters": seen["parameters"],
+                        # A static method of a class (Class.metric): Convert leaves it.
+                        "in_class": "." in name,
                     }
                 )
     return found[:5]
+
+
+def _is_static(func: ast.FunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
 
 
 # Shapes of a return that another framework's metric gives: a check that saw one offers

@@ -37,7 +37,8 @@ FATAL_REASONS = ("confine_failed", "internal")
 
 class ModelHandler(Protocol):
     """Answers one skynet.llm() request: {"instructions", "input"} -> {"text"} or
-    {"error", "message"}. Handlers that count also have usage() (contract.metering)."""
+    {"error", "message"}; a conversation (DSPy's LM in a metric) also has "messages"
+    (see llm_reply). Handlers that count also have usage() (contract.metering)."""
 
     def __call__(self, request: dict) -> dict: ...
 
@@ -59,8 +60,19 @@ def crash_params(
 
 def llm_reply(handler: ModelHandler, frame: dict) -> dict:
     """The llm_reply frame for one request: the handler's {"text"} or {"error", "message"};
-    a handler that raises or answers nonsense is a handler_error for the metric."""
-    request = {"instructions": frame.get("instructions"), "input": frame.get("input")}
+    a handler that raises or answers nonsense is a handler_error for the metric.
+
+    A request with "messages" (a conversation, skynet.wire.chat_messages: DSPy's LM in a
+    metric) reaches the handler as {"messages", "instructions": the same conversation as
+    one text, "input": None}, so a handler that reads only instructions still answers it;
+    one that is not a conversation is answered "protocol" without asking the handler."""
+    if "messages" in frame:
+        messages = wire.chat_messages(frame.get("messages"))
+        if messages is None:
+            return {"type": "llm_reply", "error": "protocol", "message": ""}
+        request = {"instructions": wire.chat_text(messages), "input": None, "messages": messages}
+    else:
+        request = {"instructions": frame.get("instructions"), "input": frame.get("input")}
     reply: dict = {"type": "llm_reply", "error": "handler_error", "message": ""}
     try:
         answer = handler(request)
@@ -119,11 +131,15 @@ class MetricSession:
         ask: Callable[[dict], None],
         on_loaded: Callable[[dict], None] | None = None,
         call: bool = True,
+        refine: Callable[[dict], dict] | None = None,
     ) -> None:
         self.timeout_s = timeout_s
         self.ask = ask
         self.on_loaded = on_loaded
         self.call = call
+        # Rewrites the judged "loaded" report with what the parent knows of the source
+        # (contract.local_modules: a missing helper module said as one).
+        self.refine = refine
         self.outcome = MetricOutcome()
         self.state = "start"
         self.deadline = started + timeout_s
@@ -143,6 +159,8 @@ class MetricSession:
             self.ask(frame)
         elif self.state == "load" and kind == "loaded":
             loaded = frames.judge_loaded(frame)
+            if self.refine is not None:
+                loaded = self.refine(loaded)
             self.outcome.loaded = loaded
             self.outcome.phase = self.state = "call"
             self.loaded_at = now

@@ -34,6 +34,10 @@ class CaseResult:
     feedback_length: int | None = None
     scores: dict[str, float] = field(default_factory=dict)
     scores_omitted: int = 0
+    # The side info's "predictor_feedback" of a valid return: each DSPy predictor's own
+    # feedback by the predictor's name (skynet.report caps it), and how many were left out.
+    predictor_feedback: dict[str, str] = field(default_factory=dict)
+    predictor_feedback_omitted: int = 0
     problem: str | None = None
     params: dict = field(default_factory=dict)
     repr: str | None = None
@@ -85,6 +89,9 @@ class CheckResult:
     timeout_s: float | None = None
     # "bwrap", or "unconfined" when an operator turned the namespaces off.
     sandbox_mode: str | None = None
+    # What a failed metric.py looks like and whether Convert would change it
+    # (contract.looks_like): {"kind", "convertible"}, or None.
+    looks_like: dict | None = None
 
     def stage(self, stage_id: str) -> StageResult:
         for stage in self.stages:
@@ -108,6 +115,7 @@ class CheckResult:
             layers=list(data.get("layers", [])),
             timeout_s=data.get("timeout_s"),
             sandbox_mode=data.get("sandbox_mode"),
+            looks_like=data.get("looks_like"),
         )
 
     def snapshot(self) -> CheckResult:

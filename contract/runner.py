@@ -24,6 +24,7 @@ import sandbox
 from contract.cancel import Cancel
 from contract.caseloop import CaseLoop, Channel
 from contract.cases import Case
+from contract.local_modules import Imports, refine_loaded
 from contract.metering import measured, usage_delta, usage_now
 from contract.protocol import (
     MetricOutcome,
@@ -199,11 +200,32 @@ def _run_report(
     return run, output
 
 
+class _Refiner:
+    """A metric's "loaded" reports with a missing helper module said as one: the source's
+    imports are read (contract.local_modules.Imports) only when a load failed."""
+
+    def __init__(self, source: str, files: dict | None) -> None:
+        self.source = source
+        self.paths = list(files or ())
+        self.imports: Imports | None = None
+
+    def __call__(self, loaded: dict) -> dict:
+        load = (loaded.get("stages") or {}).get("load") or {}
+        if load.get("status") != "failed":
+            return loaded
+        if self.imports is None:
+            self.imports = Imports.of(self.source, self.paths)
+        return refine_loaded(loaded, self.imports)
+
+
 class CaseStarter:
     """Starts cases on one check's (or evaluation's) sandboxes: each case's metric process,
     and with an artifact its run process first; with `second_source`, a second metric
     process scoring the same output once the first has ended (the second scoring of an
-    evaluation: the same metric again, or another version), in `outcome.second`."""
+    evaluation: the same metric again, or another version), in `outcome.second`.
+
+    `files` ({path: text}, contract.files) are metric.py's helper modules, importable
+    beside it in every metric process; `second_files` the second source's."""
 
     def __init__(
         self,
@@ -216,9 +238,17 @@ class CaseStarter:
         artifact: dict | None = None,
         on_loaded: Callable[[dict], None] | None = None,
         second_source: str | None = None,
+        files: dict | None = None,
+        second_files: dict | None = None,
     ) -> None:
         self.loop = loop
         self.source = source
+        self.files = dict(files or {})
+        self.second_files = dict(second_files or {})
+        self.refine = _Refiner(source, self.files)
+        self.second_refine = (
+            _Refiner(second_source, self.second_files) if second_source is not None else None
+        )
         self.timeout_s = timeout_s
         self.metric_box = metric_box
         self.run_box = run_box
@@ -246,10 +276,14 @@ class CaseStarter:
             "observation": observation,
             "call": call,
         }
+        files = self.files if source is None else self.second_files
+        if files:
+            job["files"] = files
         if output is not None:
             job["output"] = output
         loop, timeout_s = self.loop, self.timeout_s
         on_loaded = self.on_loaded if source is None else None
+        refine = self.refine if source is None else self.second_refine
 
         def session(channel: Channel) -> MetricSession:
             return MetricSession(
@@ -258,6 +292,7 @@ class CaseStarter:
                 ask=loop.asker(channel, handler),
                 on_loaded=on_loaded,
                 call=call,
+                refine=refine,
             )
 
         loop.open(self.metric_box, index, job, self.cpu, session, done)
@@ -382,9 +417,11 @@ def run_cases(
     artifact: dict | None = None,
     task_handlers: list[ModelHandler] | None = None,
     cancel: Cancel | None = None,
+    files: dict | None = None,
 ) -> None:
     """Run every case; `on_case(index, outcome)` as each one ends (in any order).
-    Setting `cancel` ends the cases still running as "cancelled".
+    Setting `cancel` ends the cases still running as "cancelled". `files`: metric.py's
+    helper modules ({path: text}, contract.files), importable beside it.
 
     handlers[i] answers case i's metric llm() calls, task_handlers[i] its run's. Raises
     SandboxUnavailable when no sandbox can be had here, ValueError for a case that cannot
@@ -409,6 +446,7 @@ def run_cases(
             run_box=run_box,
             artifact=artifact,
             on_loaded=on_loaded,
+            files=files,
         )
         tasks = task_handlers or [None] * len(cases)
         for index, case in enumerate(cases):

@@ -207,10 +207,31 @@ def _literal_scores(node: object) -> str | None:
     return "{" + ", ".join(parts) + "}" if parts else None
 
 
-def _line(score: str | None, feedback: str | None, scores: str | None = None) -> str:
+def _literal_predictor_feedback(node: object) -> str | None:
+    """ "predictor_feedback" as a dict literal of its entries that keep the contract (a
+    string name and a text with more than whitespace), or None."""
+    if _kind(node) != "dict":
+        return None
+    parts = []
+    for name, value in list(_entries(node).items())[:KEYS_LIMIT]:  # type: ignore[arg-type]
+        text = _text(value, TEXT_LIMIT)
+        if text is not None and text.strip():
+            key = json.dumps(name[:VALUE_LIMIT], ensure_ascii=False)
+            parts.append(f"{key}: {json.dumps(text, ensure_ascii=False)}")
+    return "{" + ", ".join(parts) + "}" if parts else None
+
+
+def _line(
+    score: str | None,
+    feedback: str | None,
+    scores: str | None = None,
+    predictor_feedback: str | None = None,
+) -> str:
     side = '{"feedback": ' + (feedback or '"..."')
     if scores:
         side += ', "scores": ' + scores
+    if predictor_feedback:
+        side += ', "predictor_feedback": ' + predictor_feedback
     return f"return {score or '0.0'}, {side}}}"
 
 
@@ -259,5 +280,10 @@ def _fix_pair(score: object, side: object) -> str:
         fields = _entries(side)  # type: ignore[arg-type]
         feedback = fields.get("feedback")
         # A side info without a feedback string keeps no text of its own to offer.
-        return _line(number, _literal_text(feedback), _literal_scores(fields.get("scores")))
+        return _line(
+            number,
+            _literal_text(feedback),
+            _literal_scores(fields.get("scores")),
+            _literal_predictor_feedback(fields.get("predictor_feedback")),
+        )
     return _line(number, _literal_text(side))

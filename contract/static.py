@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from contract import frameworks
+from contract import frameworks, missing_imports
 from contract.parsing import parse as ast_parse
 from contract.results import CheckResult
 from contract.source import check_source
@@ -183,6 +183,29 @@ def _fail(result: CheckResult, stage_id: str) -> CheckResult:
     return result
 
 
+def names_not_imported(tree: ast.Module, text: str) -> list[dict]:
+    """A "name_not_imported" problem for each name metric.py uses but never binds."""
+    return [
+        {"code": "name_not_imported", "params": found.params()}
+        for found in missing_imports.missing(tree, text)
+    ]
+
+
+def names_summary(problems: list[dict]) -> dict:
+    """The load stage's params for names_not_imported: the names, where the first is,
+    and the import lines that add every name that has one (`fix`)."""
+    params = [problem["params"] for problem in problems]
+    lines = missing_imports.import_block([p["import"] for p in params if p["import"]])
+    return {
+        "count": len(params),
+        "names": ", ".join(p["name"] for p in params),
+        "line": params[0]["line"],
+        "column": params[0]["column"],
+        "fix": lines,
+        "fixable": sum(1 for p in params if p["import"]),
+    }
+
+
 def static_check(source: bytes | str) -> CheckResult:
     """load (size, UTF-8, syntax, a `score` binding), signature and reward_spec, statically.
 
@@ -200,6 +223,7 @@ def static_check(source: bytes | str) -> CheckResult:
     where = _Locator(checked.text)
     statements = _statements(checked.tree.body)
     score = _last_binding(statements, "score")
+    names = names_not_imported(checked.tree, checked.text)
     if score is None:
         if _is_dynamic(checked.tree):
             load.status, load.params = "skipped", {"reason": "not_static"}
@@ -211,8 +235,13 @@ def static_check(source: bytes | str) -> CheckResult:
                 # The editor marks the function that looks like the metric.
                 params.update(line=found[0]["line"], candidates=found)
             load.status, load.problem, load.params = "failed", "no_score_function", params
-            load.problems = [{"code": "no_score_function", "params": params}]
+            load.problems = [{"code": "no_score_function", "params": params}, *names]
             return _fail(result, "load")
+    elif names:
+        params = names_summary(names)
+        load.status, load.problem, load.params = "failed", "names_not_imported", params
+        load.problems = names
+        return _fail(result, "load")
     else:
         load.status = "passed"
         _check_signature(result, score, where)

@@ -11,7 +11,9 @@ without starting a process.
 `make_reflective_dataset` gives the reflection model each case's inputs, the output the
 candidate generated and the metric's feedback, and nothing else: never the metric's
 source, never the expected values, and of a metric that failed only the kind of failure
-(its messages could quote the expected values).
+(its messages could quote the expected values). A template or an artifact text is one
+component, so it reads the general "feedback" only; the side info's "predictor_feedback"
+is kept on the trace for DSPy GEPA (engines.dspy_engine), which asks per predictor.
 
 What stops the whole run raises instead: Cancel (RunStopped), no sandbox
 (SandboxFailed), a metric that no longer loads (MetricFailed), a provider that keeps
@@ -76,6 +78,9 @@ class CaseTrace:
     scores: dict = field(default_factory=dict)
     # The parameters of the run's problem, when the run failed.
     params: dict = field(default_factory=dict)
+    # Each DSPy predictor's own feedback, by its name (the side info's
+    # "predictor_feedback"), of a case that scored; cut and storable as `feedback` is.
+    predictor_feedback: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -155,8 +160,11 @@ class SandboxAdapter:
         window: int = 6,
         cancel: Cancel | None = None,
         calls: MetricCalls | None = None,
+        files: dict[str, str] | None = None,
     ) -> None:
         self.source = source
+        # The metric's helper modules; not for the DSPy engine's own describing metric.
+        self.files = files or None
         self.kind = kind
         self.program_source = program_source
         self.seed_fields = self._fields(seed_text) if kind == "prompt" else set()
@@ -266,6 +274,10 @@ class SandboxAdapter:
             if row.status == "valid" and row.score is not None:
                 score = float(row.score)
                 feedback = row.feedback if row.feedback is not None else ""
+                per_predictor = {
+                    storable_text(name): storable_text(_clip(text, FEEDBACK_LIMIT))
+                    for name, text in (row.predictor_feedback or {}).items()
+                }
                 problem = ""
                 objective[s.index] = {
                     k: float(v) for k, v in (row.scores or {}).items() if isinstance(v, int | float)
@@ -273,6 +285,7 @@ class SandboxAdapter:
             else:
                 score = 0.0
                 feedback = describe_problem(row, run or None)
+                per_predictor = {}
                 problem = row.problem or row.status
                 counts[problem] = counts.get(problem, 0) + 1
             traces[s.index] = CaseTrace(
@@ -286,6 +299,7 @@ class SandboxAdapter:
                 problem,
                 run.get("dspy") if run else None,
                 params=dict(run.get("params") or {}) if run and run.get("problem") else {},
+                predictor_feedback=per_predictor,
             )
 
         cases = (
@@ -302,6 +316,7 @@ class SandboxAdapter:
         ended = evaluate(
             source or self.source,
             cases,
+            files=None if source else self.files,
             on_scored=scored,
             sandboxes=sandboxes or self.sandboxes,
             timeout_s=self.timeout_s,

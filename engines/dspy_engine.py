@@ -13,11 +13,12 @@ its reflective dataset from.
 
 The metric handed to dspy.GEPA only looks up the verdict the case already has, per
 prediction object, so the reflection-time call (with pred_name and pred_trace) reuses
-it: the user's score runs once per case. A case that failed scores 0 with its problem as
-the feedback and is counted per candidate, as in a GEPA run. What stops the whole run
-(Cancel, no sandbox, a metric that stopped loading, a provider that keeps failing)
-raises `Abort`, a BaseException, since dspy turns every Exception of a program or a
-metric into a failure score and goes on.
+it: the user's score runs once per case. That call's feedback is the predictor's own
+when the side info's "predictor_feedback" names it, else the case's "feedback". A case
+that failed scores 0 with its problem as the feedback and is counted per candidate, as
+in a GEPA run. What stops the whole run (Cancel, no sandbox, a metric that stopped
+loading, a provider that keeps failing) raises `Abort`, a BaseException, since dspy
+turns every Exception of a program or a metric into a failure score and goes on.
 
 The run's metric-call budget is taken a batch at a time, before any of the batch's cases
 runs (calls.MetricCalls), by a dspy callback on the start of each dspy.Evaluate: every
@@ -238,10 +239,17 @@ class DspyCases:
 
     def remember(self, prediction, trace: CaseTrace) -> None:
         """Keep the case's verdict for dspy's metric calls on `prediction`: its score,
-        feedback and named scores only. The prediction is held weakly and the case's
-        program trace not at all, so what dspy lets go of (a batch's predictions and the
-        traces replayed from them) is freed, not kept by the last VERDICTS_KEPT cases."""
-        verdict = (weakref.ref(prediction), trace.score, trace.feedback, dict(trace.scores))
+        feedback, named scores and each predictor's own feedback only. The prediction is
+        held weakly and the case's program trace not at all, so what dspy lets go of (a
+        batch's predictions and the traces replayed from them) is freed, not kept by the
+        last VERDICTS_KEPT cases."""
+        verdict = (
+            weakref.ref(prediction),
+            trace.score,
+            trace.feedback,
+            dict(trace.scores),
+            dict(trace.predictor_feedback),
+        )
         with self._lock:
             self.verdicts[id(prediction)] = verdict
             while len(self.verdicts) > VERDICTS_KEPT:
@@ -254,7 +262,11 @@ class DspyCases:
             found = self.verdicts.get(id(pred))
         if found is None or found[0]() is not pred:
             return dspy.Prediction(score=0.0, feedback="This case was not scored.")
-        _, score, feedback, scores = found
+        _, score, feedback, scores, per_predictor = found
+        # GEPA's reflection-time call names the predictor it improves: its own feedback,
+        # when the metric gave it one, else the case's.
+        if isinstance(pred_name, str) and per_predictor.get(pred_name):
+            feedback = per_predictor[pred_name]
         return dspy.Prediction(
             score=score, feedback=feedback or None, objective_scores=dict(scores)
         )

@@ -87,6 +87,8 @@ class RunSpec:
     output_fields: tuple[str, ...] = ()
     # The metric calls the run's earlier attempts made: a resumed run's budget counts them.
     metric_calls_before: int = 0
+    # The metric's helper modules beside metric.py ({path: text}), importable in its sandbox.
+    files: dict[str, str] | None = None
 
 
 def spend_reader(adapter: SandboxAdapter, reflection: ReflectionModel, budget):
@@ -169,6 +171,7 @@ def wire_up(
     counts them itself, `adapter_calls`; the progress reads what the three models spent."""
     adapter = SandboxAdapter(
         source=spec.source,
+        files=spec.files,
         program_source=spec.program_source,
         timeout_s=spec.timeout_s,
         window=spec.window,

@@ -190,10 +190,14 @@ def case_row(
         score=first.score,
         feedback=(feedback or "")[:FEEDBACK_LIMIT],
         feedback_length=first.feedback_length or len(feedback or ""),
-        feedback_kind=feedback_kind(feedback),
+        feedback_kind=feedback_kind(feedback, first.predictor_feedback),
         feedback_digest=digest(feedback) if feedback is not None else "",
         output_digest=digest(scored.output),
         scores=first.scores or None,
+        predictor_feedback={
+            name: text[:FEEDBACK_LIMIT] for name, text in first.predictor_feedback.items()
+        }
+        or None,
         case=_case_column(scored.case, scored.output),
         metric_ms=first.duration_ms,
         run_ms=run.get("duration_ms"),
@@ -487,6 +491,11 @@ def _load(evaluation_id: int, claim: int) -> Loaded:
     )
 
 
+def _files_of(version) -> dict[str, str] | None:
+    """The helper modules of the metric version an evaluation scores with, if any."""
+    return (version.helper_files or None) if version is not None else None
+
+
 def _run_turn(loaded: Loaded):
     """Score the turn's cases in the warm sandboxes with the evaluation's models; (how
     the engine ended, the writer, the rows that no longer fit). An error ends the
@@ -531,6 +540,8 @@ def _run_turn(loaded: Loaded):
                 cancel=stop,
                 start=loaded.start,
                 skip=loaded.skip,
+                files=_files_of(evaluation.metric_version),
+                second_files=_files_of(evaluation.second_version) if evaluation.second else None,
             )
             writer.progress["budget"] = _budgets(metric_gateway, task_gateway)
             writer.flush()

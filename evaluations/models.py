@@ -176,6 +176,9 @@ class EvaluationCase(models.Model):
     feedback_digest = models.CharField(max_length=16, blank=True, default="")
     output_digest = models.CharField(max_length=16, blank=True, default="")
     scores = models.JSONField(null=True, blank=True)
+    # Each DSPy predictor's own feedback ({predictor name: text}, each text cut as the
+    # feedback is) of the side info's "predictor_feedback"; None when it returned none.
+    predictor_feedback = models.JSONField(null=True, blank=True)
     # The case as scored: {"input", "output", "expected"} (long values cut short).
     case = models.JSONField(default=dict)
     # Times in ms: the metric's score() call, the artifact's run, the whole case.

@@ -481,6 +481,8 @@ def case_page(case: EvaluationCase) -> dict:
     return {
         **case_row(case),
         "feedback": case.feedback,
+        # Each DSPy predictor's own feedback, by its name.
+        "predictor_feedback": list((case.predictor_feedback or {}).items()),
         "second_feedback": (case.second or {}).get("feedback") or "",
         "input_json": _json(given.get("input")),
         "output_json": _json(given.get("output")),

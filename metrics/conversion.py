@@ -17,7 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from contract.convert import ConvertError
+from contract.convert import CONVERTER_VERSION, ConvertError
 from contract.convert.bounded import convert_bounded, from_dict
 from jobs import limits
 from metrics import code_display
@@ -42,16 +42,19 @@ class Review:
     rows: list = field(default_factory=list)
     notes: list[tuple[int, str]] = field(default_factory=list)
     error: str = ""
+    # Where several functions could be the metric: their names, to pick one and convert.
+    choices: list[str] = field(default_factory=list)
+    metric: str = ""  # the one picked
 
 
 def digest(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def review(source: str, owner: AbstractBaseUser) -> Review:
-    """`source` converted for `owner` and said what changed; never raises for any text
-    a user can paste."""
-    result = conversion_of(source, owner)
+def review(source: str, owner: AbstractBaseUser, metric: str | None = None) -> Review:
+    """`source` converted for `owner` (`metric` naming the function where several could
+    be the metric) and said what changed; never raises for any text a user can paste."""
+    result = conversion_of(source, owner, metric)
     if "error" in result:
         error = result["error"]
         return Review(source, None, error=convert_error_words(error["code"], error["params"]))
@@ -63,13 +66,21 @@ def review(source: str, owner: AbstractBaseUser) -> Review:
         changed=conversion.changed,
         rows=code_display.unified(source, conversion.source) if conversion.changed else [],
         notes=[(note.line, note_words(note.code, note.params)) for note in conversion.notes],
+        choices=[
+            str(name)
+            for note in conversion.notes
+            if note.code == "several_metric_functions"
+            for name in note.params.get("names", [])
+        ],
+        metric=metric or "",
     )
 
 
-def conversion_of(source: str, owner: AbstractBaseUser) -> dict:
+def conversion_of(source: str, owner: AbstractBaseUser, metric: str | None = None) -> dict:
     """The kept conversion of `source`, or a new one within the limits: a Conversion's
     to_dict(), or {"error": {"code", "line", "params"}}."""
-    key = digest(source)
+    # Kept by the text and the converter's version: a better converter converts again.
+    key = digest(f"{CONVERTER_VERSION}\n{metric or ''}\n{source}")
     kept = Conversion.objects.filter(owner=owner, digest=key).values_list("result", flat=True)
     for result in kept:
         return result
@@ -80,7 +91,10 @@ def conversion_of(source: str, owner: AbstractBaseUser) -> dict:
             return _error("convert_rate_limited", {"limit": settings.CONVERT_RATE_PER_MINUTE})
         try:
             result = convert_bounded(
-                source, seconds=settings.CONVERT_SECONDS, megabytes=settings.CONVERT_MEGABYTES
+                source,
+                seconds=settings.CONVERT_SECONDS,
+                megabytes=settings.CONVERT_MEGABYTES,
+                metric=metric,
             ).to_dict()
         except ConvertError as exc:
             result = _error(exc.code, exc.params, exc.line)

@@ -33,7 +33,9 @@ def metric_convert(request: HttpRequest, pk: int) -> HttpResponse:
     )
     if version is None:
         return redirect("metrics:detail", pk=metric.pk)
-    found = review(version.source, request.user)
+    # Where several functions could be the metric, the one the reader picked.
+    chosen = request.POST.get("metric") or request.GET.get("metric") or None
+    found = review(version.source, request.user, chosen)
     if request.method == "GET" or found.converted is None or not found.changed:
         return render(
             request, "metrics/convert.html", {"metric": metric, "version": version, "review": found}
@@ -67,7 +69,7 @@ def metric_import(request: HttpRequest) -> HttpResponse:
     found = None
     if request.method == "POST" and form.is_valid():
         source = form.cleaned_data["source"]
-        found = review(source, request.user)
+        found = review(source, request.user, request.POST.get("metric") or None)
         # Create only what was reviewed: a source edited after its review is shown again.
         reviewed = request.POST.get("reviewed") == digest(source)
         if request.POST.get("action") == "create" and not reviewed:

@@ -7,9 +7,11 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from checks.forms import ModelPickers, model_field
+from contract import files as helper_files
 from contract.engine import MAX_TIMEOUT_S, MIN_TIMEOUT_S
 from contract.source import MAX_SOURCE_BYTES
 from metrics.starters import DEFAULT_STARTER, STARTERS
+from wording import words
 
 CASE_COUNT = 3
 OBSERVATION_KEYS = ("duration_ms", "cost_usd", "model_calls", "input_tokens", "output_tokens")
@@ -232,3 +234,38 @@ def case_forms(data=None, cases: list[dict] | None = None) -> list[CaseForm]:
         initial = CaseForm.initial_for(cases[index]) if index < len(cases) else {"input": "{}"}
         forms_.append(CaseForm(data, prefix=f"case{index}", initial=initial))
     return forms_
+
+
+class HelperFiles:
+    """The helper modules the playground posts beside metric.py: each tab's `file_path`
+    and `file_text`, in tab order, held to contract.files' limits. `files` is None when
+    the page posted none of its files fields (`files_posted`): the latest version's are
+    then kept, as the API does."""
+
+    def __init__(self, data=None, files: dict[str, str] | None = None) -> None:
+        self.posted = data is not None and bool(data.get("files_posted"))
+        if self.posted:
+            paths, texts = data.getlist("file_path"), data.getlist("file_text")
+            self.pairs = list(zip(paths, texts, strict=False))
+            if len(paths) != len(texts):
+                self.pairs += [(path, "") for path in paths[len(texts) :]]
+        else:
+            self.pairs = list((files or {}).items())
+        self.errors: list[str] = []
+        self.files: dict[str, str] | None = None
+
+    def is_valid(self, source: str) -> bool:
+        if not self.posted:
+            return True
+        kept, problems = helper_files.validate(
+            [(path, text.replace("\r\n", "\n")) for path, text in self.pairs],
+            metric_bytes=len(source.encode("utf-8", "surrogatepass")),
+        )
+        self.errors = [words(p.code, p.params, family="files") for p in problems]
+        self.files = kept if not problems else None
+        return not problems
+
+    @property
+    def tabs(self) -> list[tuple[str, str]]:
+        """(path, text) of each helper tab, as posted or stored."""
+        return self.pairs

@@ -41,6 +41,10 @@ class MetricVersion(models.Model):
     metric = models.ForeignKey(Metric, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
     source = models.TextField()
+    # The helper modules beside metric.py that it imports, {path: text} (contract.files);
+    # None or {} when metric.py is the whole metric. Part of the version: a changed set of
+    # files makes a new version, as a changed source does.
+    files = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -52,6 +56,11 @@ class MetricVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.metric} v{self.number}"
+
+    @property
+    def helper_files(self) -> dict[str, str]:
+        """The helper files, {} for none, in path order."""
+        return dict(sorted((self.files or {}).items()))
 
 
 class VersionLabel(models.Model):

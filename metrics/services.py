@@ -45,8 +45,11 @@ def metric_save(
     timeout_s: int | None = None,
     reflection_model: str | None = None,
     metric_model: str | None = None,
+    files: dict[str, str] | None = None,
 ) -> tuple[MetricVersion, bool]:
-    """Save the editor's state. A changed source becomes a new immutable version.
+    """Save the editor's state. A changed source, or a changed set of helper files
+    (`files`, {path: text}, already held to contract.files' limits; None keeps the latest
+    version's), becomes a new immutable version.
 
     Returns (latest version, whether it was created now).
     """
@@ -62,10 +65,16 @@ def metric_save(
         locked.metric_model = metric_model
     locked.save()
     latest = locked.versions.order_by("-number").first()
-    if latest is not None and latest.source == source:
+    if files is None:
+        files = latest.helper_files if latest is not None else {}
+    files = dict(sorted(files.items()))
+    if latest is not None and latest.source == source and latest.helper_files == files:
         return latest, False
     number = (locked.versions.aggregate(top=Max("number"))["top"] or 0) + 1
-    return MetricVersion.objects.create(metric=locked, number=number, source=source), True
+    version = MetricVersion.objects.create(
+        metric=locked, number=number, source=source, files=files or None
+    )
+    return version, True
 
 
 SAMPLE_CASES = 3
@@ -96,7 +105,7 @@ def metric_case_put(metric: Metric, slot: int, case: dict) -> Metric:
 
 def metric_restore(metric: Metric, version: MetricVersion) -> MetricVersion:
     """Restoring never rewrites history: the old text becomes the newest version."""
-    restored, _created = metric_save(metric, source=version.source)
+    restored, _created = metric_save(metric, source=version.source, files=version.helper_files)
     return restored
 
 
@@ -108,6 +117,7 @@ def check_start_for_metric(metric: Metric, version: MetricVersion) -> Check:
     return check_services.check_create(
         owner=metric.owner,
         source=version.source,
+        files=version.helper_files,
         cases=metric.cases or None,
         timeout_s=metric.timeout_s,
         metric_version=version,
@@ -122,7 +132,7 @@ def metric_convert(metric: Metric, version: MetricVersion, converted: str) -> Me
 
     The caller converted `version` and the user accepted that diff; saving the same text
     again makes no new version."""
-    saved, _created = metric_save(metric, source=converted)
+    saved, _created = metric_save(metric, source=converted, files=version.helper_files)
     return saved
 
 

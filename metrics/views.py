@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from django import forms
 from django.contrib import messages
@@ -19,10 +20,14 @@ from django_htmx.http import reswap, retarget, trigger_client_event
 from checks import diagnostics, presenters
 from checks import selectors as check_selectors
 from checks import services as check_services
+from contract import files as helper_files
+from contract.local_modules import Imports
 from contract.static import calls_llm
-from metrics import code_display, selectors, services
-from metrics.forms import EditorForm, MetricCreateForm, case_forms
+from metrics import code_display, selectors, services, uploads
+from metrics.forms import EditorForm, HelperFiles, MetricCreateForm, case_forms
+from sandbox.libraries import AVAILABLE
 from wording import reference_rows, words
+from wording.files import upload_words
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -59,11 +64,16 @@ def metric_create(request: HttpRequest) -> HttpResponse:
     return render(request, "metrics/metric_new.html", {"form": form, "example": initial})
 
 
-def _playground_context(metric, editor, cases, check=None) -> dict:
+def _playground_context(metric, editor, cases, check=None, helpers=None) -> dict:
+    if helpers is None:
+        latest = metric.latest_version
+        helpers = HelperFiles(files=latest.helper_files if latest else {})
     return {
         "metric": metric,
         "editor": editor,
         "cases": cases,
+        "helpers": helpers,
+        "max_files": helper_files.MAX_FILES,
         "check": check,
         "rendered": presenters.present(check),
         "history": check_selectors.history_of(metric),
@@ -110,9 +120,11 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
     metric = selectors.get_metric_for_user(request.user, pk)
     editor = EditorForm(request.POST)
     cases = case_forms(request.POST)
+    helpers = HelperFiles(request.POST)
     valid = [editor.is_valid()] + [form.is_valid() for form in cases]  # every field's errors
+    valid.append(helpers.is_valid((editor.cleaned_data or {}).get("source") or ""))
     if not all(valid):
-        context = _playground_context(metric, editor, cases)
+        context = _playground_context(metric, editor, cases, helpers=helpers)
         if request.htmx:
             messages.error(request, _("Nothing was saved: fix the fields marked below."))
             response = render(request, "metrics/playground.html#editor_form", context, status=400)
@@ -125,6 +137,7 @@ def metric_save(request: HttpRequest, pk: int) -> HttpResponse:
         timeout_s=editor.cleaned_data["timeout_s"],
         reflection_model=editor.cleaned_data["reflection_model"],
         metric_model=editor.cleaned_data["metric_model"],
+        files=helpers.files,
     )
     running = request.POST.get("action") == "run"
     if created:
@@ -209,6 +222,10 @@ def version_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "metric": version.metric,
         "version": version,
         "lines": code_display.highlighted_lines(version.source),
+        "helper_files": [
+            (path, code_display.highlighted_lines(text))
+            for path, text in version.helper_files.items()
+        ],
         "verdict": check_selectors.checks_for_version(version).first(),
     }
     return render(request, "metrics/version.html", context)
@@ -251,6 +268,98 @@ def version_restore(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @login_required
 @require_POST
 def metric_diagnostics(request: HttpRequest, pk: int) -> JsonResponse:
-    """Static diagnostics while typing: load, signature and REWARD_SPEC, nothing executed."""
+    """Static diagnostics while typing: load, signature and REWARD_SPEC, nothing executed.
+    An import of the metric's own module is said as one (local_module_missing) unless it
+    is among the helper files: the latest version's, and any `path` the request names."""
+    metric = selectors.get_metric_for_user(request.user, pk)
+    source = request.POST.get("source", "")
+    found = diagnostics.static_diagnostics(source)
+    if not any(item["code"] == "module_not_available" for item in found):
+        return JsonResponse({"diagnostics": found})
+    latest = metric.latest_version
+    paths = list(latest.helper_files) if latest else []
+    paths += [p for p in request.POST.getlist("path") if helper_files.path_problem(p) is None]
+    return JsonResponse({"diagnostics": _local_modules(found, source, paths)})
+
+
+def _local_modules(found: list[dict], source: str, paths: list[str]) -> list[dict]:
+    """The diagnostics with each module_not_available of a metric's own module dropped
+    when its file is among `paths`, else said as local_module_missing."""
+    imports = Imports.of(source, paths)
+    known = helper_files.modules(paths)
+    flagged: dict[int, list[str]] = {}
+    kept = []
+    for item in found:
+        if item["code"] != "module_not_available":
+            kept.append(item)
+            continue
+        line = item["line"]
+        if line not in flagged:
+            # The modules of the statement the editor flagged, in its order (one mark each).
+            flagged[line] = [
+                module
+                for module, level in imports.by_line.get(line, [])
+                if level == 0 and module and not _importable(module)
+            ]
+        module = flagged[line].pop(0) if flagged[line] else ""
+        if not module or not imports.is_local(module):
+            kept.append(item)
+        elif module not in known:
+            params = {"module": module, "line": line}
+            message = words("local_module_missing", params)
+            kept.append({**item, "code": "local_module_missing", "message": message})
+    return kept
+
+
+def _importable(module: str) -> bool:
+    """What the editor's own diagnostics never flag: stdlib, skynet, the sandbox's."""
+    top = module.split(".")[0]
+    return top in sys.stdlib_module_names or top == "skynet" or top in AVAILABLE
+
+
+@login_required
+@require_POST
+def metric_add_imports(request: HttpRequest, pk: int) -> JsonResponse:
+    """The panel's one-click fix: the posted metric.py with the import line of every
+    name it uses but never imports. Nothing is saved; the editor takes the text."""
     selectors.get_metric_for_user(request.user, pk)
-    return diagnostics.response(request)
+    return diagnostics.add_imports_response(request)
+
+
+@login_required
+@require_POST
+def metric_files_upload(request: HttpRequest, pk: int) -> JsonResponse:
+    """A folder's files (`file`, each with its `path` in the folder; `other_path`: the
+    folder's files the browser did not send) or a .zip (`archive`), made helper files:
+    {"files": [{"path", "text"}], "message", "errors"}. Nothing is saved: the editor adds
+    a tab for each, and the next save keeps them. Past a limit, nothing is added (400)."""
+    selectors.get_metric_for_user(request.user, pk)
+    archive = request.FILES.get("archive")
+    if archive is not None:
+        if archive.size > uploads.MAX_UPLOAD_BYTES:
+            params = {"size": archive.size, "limit": uploads.MAX_UPLOAD_BYTES}
+            upload = uploads.Upload(problems=[helper_files.Problem("upload_too_large", params)])
+        else:
+            upload = uploads.from_zip(archive.read())
+    else:
+        sent = request.FILES.getlist("file")
+        paths = request.POST.getlist("path")
+        total = sum(item.size for item in sent)
+        if total > uploads.MAX_UPLOAD_BYTES:
+            params = {"size": total, "limit": uploads.MAX_UPLOAD_BYTES}
+            upload = uploads.Upload(problems=[helper_files.Problem("upload_too_large", params)])
+        else:
+            named = [
+                (paths[index] if index < len(paths) else item.name, item.read())
+                for index, item in enumerate(sent)
+            ]
+            upload = uploads.from_files(named, request.POST.getlist("other_path")[:200])
+    errors = [words(p.code, p.params, family="files") for p in upload.problems]
+    answer = {
+        "files": [] if errors else [{"path": p, "text": t} for p, t in upload.files.items()],
+        "message": upload_words(
+            list(upload.files) if not errors else [], upload.ignored, upload.metric
+        ),
+        "errors": errors,
+    }
+    return JsonResponse(answer, status=400 if errors else 200)

@@ -119,7 +119,43 @@ def prompt_parts(instructions: str, input: object) -> tuple[str | None, str]:
     return instructions, user_text(input)
 
 
-def prompt_token_bound(instructions: str, input: object) -> int:
+CHAT_ROLES = ("system", "user", "assistant")
+
+
+def conversation(
+    instructions: str, input: object = None, messages: list[dict] | None = None
+) -> tuple[str | None, list[dict]]:
+    """(system, turns) as sent: the system prompt or None, and the user and assistant
+    messages in order. From `messages` (a conversation: [{"role", "content"}], roles of
+    CHAT_ROLES), its system messages joined into the system prompt; a conversation of
+    system messages only sends them as the user message. Otherwise prompt_parts'."""
+    if messages is None:
+        system, user = prompt_parts(instructions, input)
+        return system, [{"role": "user", "content": user}]
+    systems = [m["content"] for m in messages if m["role"] == "system"]
+    turns = [
+        {"role": m["role"], "content": m["content"]} for m in messages if m["role"] != "system"
+    ]
+    if not turns:
+        return None, [{"role": "user", "content": "\n\n".join(systems)}]
+    return ("\n\n".join(systems) if systems else None), turns
+
+
+def is_conversation(messages: object) -> bool:
+    """Whether `messages` is a conversation `conversation()` can send."""
+    return (
+        isinstance(messages, list)
+        and bool(messages)
+        and all(
+            isinstance(m, dict)
+            and m.get("role") in CHAT_ROLES
+            and isinstance(m.get("content"), str)
+            for m in messages
+        )
+    )
+
+
+def prompt_token_bound(instructions: str, input: object, messages: list[dict] | None = None) -> int:
     """An upper bound of the prompt's input tokens, whatever the tokenizer.
 
     Every token of a byte-level tokenizer (those of OpenAI, Anthropic and the open
@@ -127,8 +163,10 @@ def prompt_token_bound(instructions: str, input: object) -> int:
     texts as sent bounds their tokens from above; each message, and the priming of the
     reply, adds at most MESSAGE_OVERHEAD_TOKENS of markers.
     """
-    system, user = prompt_parts(instructions, input)
-    texts = [user] if system is None else [system, user]
+    system, turns = conversation(instructions, input, messages)
+    texts = [turn["content"] for turn in turns]
+    if system is not None:
+        texts.append(system)
     size = sum(len(text.encode("utf-8", "surrogatepass")) for text in texts)
     return size + MESSAGE_OVERHEAD_TOKENS * (len(texts) + 1)
 
@@ -178,20 +216,27 @@ class ProviderClient:
     # -- one call ---------------------------------------------------------------------
 
     def complete(
-        self, instructions: str, input: object = None, *, max_output_tokens: int | None = None
+        self,
+        instructions: str,
+        input: object = None,
+        *,
+        messages: list[dict] | None = None,
+        max_output_tokens: int | None = None,
     ) -> Completion:
         """Ask the model; `input` None sends the instructions alone, as the user message.
+        With `messages` (a conversation, see conversation()) those are sent instead, as
+        messages, and the instructions and input are not.
 
         `max_output_tokens` caps the reply (a budget's Reservation.output_tokens); None
         means the model's max_output_tokens.
         """
         cap = self.model.max_output_tokens if max_output_tokens is None else max_output_tokens
-        system, user = prompt_parts(instructions, input)
+        system, turns = conversation(instructions, input, messages)
         if self.model.provider == "anthropic":
-            url, headers, body = self._anthropic_request(system, user, cap)
+            url, headers, body = self._anthropic_request(system, turns, cap)
             parse = _parse_anthropic
         else:
-            url, headers, body = self._openai_request(system, user, cap)
+            url, headers, body = self._openai_request(system, turns, cap)
             parse = _parse_openai
         try:
             data = self._post_with_retries(url, headers, body)
@@ -202,8 +247,10 @@ class ProviderClient:
             message = self._clean(exc.message)[:MAX_MESSAGE_CHARS]
             raise ProviderError(exc.code, message, exc.status) from None
 
-    def _openai_request(self, system: str | None, user: str, cap: int) -> tuple[str, dict, dict]:
-        messages = [{"role": "user", "content": user}]
+    def _openai_request(
+        self, system: str | None, turns: list[dict], cap: int
+    ) -> tuple[str, dict, dict]:
+        messages = list(turns)
         if system is not None:
             messages.insert(0, {"role": "system", "content": system})
         headers = {"content-type": "application/json"}
@@ -215,11 +262,13 @@ class ProviderClient:
         body = {"model": self.model.api_model, "messages": messages, cap_name: cap}
         return f"{self.base}/chat/completions", headers, body
 
-    def _anthropic_request(self, system: str | None, user: str, cap: int) -> tuple[str, dict, dict]:
+    def _anthropic_request(
+        self, system: str | None, turns: list[dict], cap: int
+    ) -> tuple[str, dict, dict]:
         body: dict = {"model": self.model.api_model, "max_tokens": cap}
         if system is not None:
             body["system"] = system
-        body["messages"] = [{"role": "user", "content": user}]
+        body["messages"] = list(turns)
         headers = {
             "content-type": "application/json",
             "x-api-key": self.api_key,

@@ -1,6 +1,7 @@
 """The parent's answer to skynet.llm(): call the metric model, count, charge, refuse.
 
-The metric's child only sends {"instructions", "input"}; the key, the provider and the
+The metric's child only sends {"instructions", "input"}, or a conversation ("messages":
+DSPy's LM in a metric, sent to the provider as messages); the key, the provider and the
 budget live here, in the parent. One ModelGateway serves one check: `for_case(i)` gives
 the engine a per-case handler (contract.engine's `llm_for_case`) whose `usage()` tells
 what that case's calls used, while the Budget caps the whole check.
@@ -17,7 +18,13 @@ from collections.abc import Callable, Mapping
 
 from providers.budget import Budget, BudgetExceeded, Limits, Reservation, Usage
 from providers.catalogue import Catalogue, Model, resolve_metric_model
-from providers.clients import ProviderClient, ProviderError, RetryPolicy, prompt_token_bound
+from providers.clients import (
+    ProviderClient,
+    ProviderError,
+    RetryPolicy,
+    is_conversation,
+    prompt_token_bound,
+)
 
 LlmHandler = Callable[[dict], dict]
 logger = logging.getLogger(__name__)
@@ -51,20 +58,29 @@ def make_llm_handler(
         if not isinstance(instructions, str):
             return {"error": "bad_request", "message": "instructions must be a string"}
         input = request.get("input")
+        messages = request.get("messages")
+        if messages is not None and not is_conversation(messages):
+            return {"error": "bad_request", "message": "messages must be a conversation"}
         try:
-            reservation = budget.reserve(model, prompt_token_bound(instructions, input))
+            bound = prompt_token_bound(instructions, input, messages)
+            reservation = budget.reserve(model, bound)
         except BudgetExceeded as exc:
             return {"error": "budget_exceeded", "message": exc.message, **exc.params}
         try:
-            return call(instructions, input, reservation)
+            return call(instructions, input, messages, reservation)
         finally:
             budget.release(reservation)  # a failed call's; a no-op once settled
 
-    def call(instructions: str, input: object, reservation: Reservation) -> dict:
+    def call(
+        instructions: str, input: object, messages: list[dict] | None, reservation: Reservation
+    ) -> dict:
         started = time.monotonic()
         try:
             completion = client.complete(
-                instructions, input, max_output_tokens=reservation.output_tokens
+                instructions,
+                input,
+                messages=messages,
+                max_output_tokens=reservation.output_tokens,
             )
         except ProviderError as exc:
             meter.record(ms=(time.monotonic() - started) * 1000)

@@ -1,6 +1,7 @@
 """The run bundle: a zip of everything a run uses, to keep with its results.
 
 metric.py            the exact metric the run uses
+src/...              its helper modules, at their paths beside it (contract.files)
 run.json             the run configuration
 dataset.csv|.jsonl   the dataset, byte for byte as uploaded
 check-report.json    the contract check that passed, as stored
@@ -22,6 +23,7 @@ import zipfile
 from pathlib import Path
 
 from checks.models import Check
+from contract.files import path_problem
 from runs.models import Run
 from sandbox.runtime_path import RUNTIME_DIR
 from submissions import rules, services
@@ -56,8 +58,10 @@ DSPY_METRIC = '''"""score() from metric.py as a DSPy GEPA metric: metric(gold, p
 Inputs and expected values are the dataset's columns as this run marked them. llm() in
 metric.py asks dspy's configured LM, or the model named by SKYNET_METRIC_MODEL; a return
 value that breaks the contract, or llm() with no model, stops the run with the reason
-rather than scoring 0. GEPA's second call on an example reuses the first verdict. See
-skynet/dspy_adapter.py.
+rather than scoring 0. GEPA's second call on an example reuses the first verdict; it
+names the predictor GEPA improves (pred_name), and gets that predictor's own text when
+score's side info has "predictor_feedback" with that name (as program.named_predictors()
+names it), else the general "feedback". See skynet/dspy_adapter.py.
 """
 
 from metric import score
@@ -68,6 +72,13 @@ OUTPUT_FIELDS = {outputs}
 
 metric = as_dspy_metric(score, input_fields=INPUT_FIELDS, output_fields=OUTPUT_FIELDS)
 '''
+
+
+def _helper_files(check: Check) -> dict[str, str]:
+    """The helper modules the check ran metric.py with, those whose path can be one
+    (they were held to contract.files' limits when stored)."""
+    stored = check.files or {}
+    return {path: text for path, text in sorted(stored.items()) if path_problem(path) is None}
 
 
 def _runtime_dir() -> Path:
@@ -98,6 +109,8 @@ def build(
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("metric.py", metric_source)
+        for path, text in _helper_files(check).items():
+            archive.writestr(path, text)
         archive.writestr("run.json", json.dumps(config, ensure_ascii=False, indent=2) + "\n")
         archive.writestr(f"dataset.{dataset.format}", bytes(dataset.raw))
         archive.writestr(

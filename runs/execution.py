@@ -372,6 +372,8 @@ def _spec(run: Run, train: list[dict], val: list[dict], directory: Path) -> RunS
         # Every call an earlier attempt made counts against the budget, those after the
         # checkpoint it resumes from too.
         metric_calls_before=int((run.progress or {}).get("metric_calls") or 0),
+        # The helper modules the metric was checked with.
+        files=run.contract_check.files or None,
     )
 
 

@@ -7,10 +7,14 @@ saw as data and never judges it: the worker applies the contract.
 A metric job ("job"):
 
     child  -> parent  {"type": "ready", "layers"}          confinement holds
-    child  -> parent  {"type": "loaded", "load", "signature", "reward_spec"}
-    child  -> parent  {"type": "llm", ...}*                score()'s llm() calls
+    child  -> parent  {"type": "loaded", "load", "signature", "reward_spec"[, "dspy_lms"]}
+    child  -> parent  {"type": "llm", ...}*                score()'s llm() calls, and its
+                                                           DSPy LM's (skynet._dspy_metric)
     child  -> parent  {"type": "result", "outcome": "returned", "value", "repr"}
                       or {"outcome": "raised", "problem", "params", "exception", "traceback"}
+
+A metric job may carry "files", the metric's helper modules ({path: text}): they are
+importable beside metric.py, served from the job (skynet._helpers), never written.
 
 A run job ("run", see skynet._artifact): the artifact runs on one input and its output
 goes back as data; the worker measures it and hands it to a fresh metric child. The run
@@ -37,6 +41,8 @@ import types
 
 from skynet import (
     _artifact,
+    _dspy_metric,
+    _helpers,
     _memory,
     _state,
     compiling,
@@ -186,17 +192,35 @@ def _call_watched(score: object, args: tuple) -> tuple[object, dict | None]:
     return value, where
 
 
+def _model_error(exc: BaseException) -> BaseException | None:
+    """The metric model's failure behind `exc`: itself when it is a ModelError (llm()),
+    or the ModelError a dspy error was raised from (a DSPy judge's call: dspy wraps what
+    its LM's engine raised, skynet._dspy_metric). None for any other error."""
+    seen = 0
+    while exc is not None and seen < 8:
+        kind = type(exc)
+        if issubclass(kind, ModelError):
+            return exc
+        module = _attribute(kind, "__module__")
+        if not (isinstance(module, str) and module.startswith("dspy.")):
+            return None
+        exc = _attribute(exc, "__cause__") or None  # type: ignore[assignment]
+        seen += 1
+    return None
+
+
 def call_score(score: object, args: tuple, lines: list[str]) -> dict:
     """Call score(*args); the result frame: the returned value as data, or the error."""
     try:
         value, returned_from = _call_watched(score, args)
     except BaseException as exc:  # noqa: B036 - SystemExit, KeyboardInterrupt... are reported
         described = tracebacks.describe(exc, lines)
-        if issubclass(type(exc), ModelError):
+        model_error = _model_error(exc)
+        if model_error is not None:
             problem = "model_error"
             params = {
-                "code": safe_text(_attribute(exc, "code"), 200),
-                "message": safe_text(_attribute(exc, "message"), 2048),
+                "code": safe_text(_attribute(model_error, "code"), 200),
+                "message": safe_text(_attribute(model_error, "message"), 2048),
             }
         else:
             problem = "exception"
@@ -244,10 +268,17 @@ def run_metric(sock: socket.socket, job: dict) -> None:
     _state.install(sock, job.get("observation"))
     output = values.decode(job["output"]) if "output" in job else case.get("output")
 
+    # The metric's helper modules (contract.files), importable beside it, read-only.
+    _helpers.install(job.get("files"))
+    # dspy, once imported, has the metric model as its LM (skynet._dspy_metric).
+    _dspy_metric.watch()
     module, loaded = load(source, lines)
     frame: dict = {"type": "loaded", "load": loaded, "signature": None, "reward_spec": None}
     if module is not None:
         frame["signature"] = describe_signature(module.__dict__["score"])
+        own = _dspy_metric.own_lms(module.__dict__)
+        if own:
+            frame["dspy_lms"] = own
         if "REWARD_SPEC" in module.__dict__:
             spec = module.__dict__["REWARD_SPEC"]
             frame["reward_spec"] = values.encode(spec, values.return_budget())

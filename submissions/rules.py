@@ -72,6 +72,17 @@ def metric_source(draft: Draft) -> str | None:
     return draft.metric_version.source if draft.metric_version else None
 
 
+def metric_files(draft: Draft) -> dict[str, str]:
+    """The helper modules beside the draft's metric.py: its saved version's ({} inline)."""
+    version = draft.saved_version
+    return version.helper_files if version is not None else {}
+
+
+def _metric_with_files(draft: Draft) -> object:
+    files = metric_files(draft)
+    return [metric_source(draft) or "", files] if files else metric_source(draft) or ""
+
+
 def score_timeout_s(draft: Draft) -> int:
     """The time limit of one score call: the saved metric's own, else the default."""
     if draft.saved_version:
@@ -155,6 +166,29 @@ def models_problem(draft: Draft) -> Problem | None:
     return None
 
 
+def predictor_feedback_problem(result: dict) -> Problem | None:
+    """DSPy GEPA gives each predictor the side info's "predictor_feedback" under its name:
+    a name the program has no predictor of would never be read. The problem of a check
+    whose cases gave one, naming the program's predictors (each case's run says them);
+    None when every name is one, or when the check's runs did not say (stored before)."""
+    unknown: dict[str, None] = {}
+    predictors: dict[str, None] = {}
+    for case in result.get("cases") or []:
+        given = case.get("predictor_feedback") or {}
+        names = ((case.get("run") or {}).get("dspy") or {}).get("names")
+        if not given or not isinstance(names, list):
+            continue
+        predictors.update(dict.fromkeys(names))
+        unknown.update(dict.fromkeys(name for name in given if name not in names))
+    if not unknown:
+        return None
+    return Problem(
+        "check",
+        "predictor_feedback_unknown",
+        {"names": ", ".join(unknown), "predictors": ", ".join(predictors)},
+    )
+
+
 class DraftState:
     """What the wizard derives from a draft, each part at most once: the dataset facts,
     the fingerprint, the check's state and each step's first problem. Build one per
@@ -189,6 +223,11 @@ class DraftState:
                 found[step] = problem
         if not found and self.check_state != "passed":
             found["check"] = Problem("check", "check_required", {})
+        elif not found and resolved_engine(draft) == Engine.DSPY_GEPA:
+            assert draft.contract_check is not None  # it passed
+            problem = predictor_feedback_problem(draft.contract_check.result or {})
+            if problem is not None:
+                found["check"] = problem
         return found
 
     @property
@@ -214,6 +253,9 @@ class DraftState:
                 "metric": metric_source(draft),
                 "models": [draft.task_model, draft.reflection_model, draft.metric_model],
             }
+            files = metric_files(draft)
+            if files:  # only then: a draft's fingerprint without files stays as it was
+                config["files"] = files
         except DatasetError:
             return ""
         text = json.dumps(config, sort_keys=True, ensure_ascii=False)
@@ -245,7 +287,8 @@ class DraftState:
                 [settings.get(k) for k in ("mode", "ratios", "seed", "column")] if settings else []
             ),
             "sample": _digest(facts.get("sample")),
-            "metric": _digest(metric_source(draft) or ""),
+            # With its helper files, when it has any (a digest without them stays as it was).
+            "metric": _digest(_metric_with_files(draft)),
             "task_model": draft.task_model,
             "reflection_model": draft.reflection_model,
             "metric_model": draft.metric_model,

@@ -33,6 +33,7 @@ from submissions.rules import (
     DraftState,
     draft_artifact,
     fingerprint,
+    metric_files,
     metric_source,
     resolved_engine,
     score_timeout_s,
@@ -217,6 +218,7 @@ def draft_check_start(draft: Draft) -> Check:
         metric_model=locked.metric_model,
         artifact=draft_artifact(locked),
         task_model=locked.task_model,
+        files=metric_files(locked),
     )
     # What it ran, part by part: a stale check then says what changed (rules.changes).
     parts = DraftState(locked).parts

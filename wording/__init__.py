@@ -12,6 +12,7 @@ reads correctly in English, Spanish and Hindi:
 - `limits`: what the allowances refuse (checks, reviews, evaluations);
 - `datasets`: the dataset package's errors and warnings;
 - `api`: the JSON API's errors;
+- `files`: a metric's helper files past a limit, and what an upload of them did;
 - `wizard`: the submit wizard's steps, rules, engines, roles and splits;
 - `results`: a stored check result rendered, and the docs' tables shown beside it;
 - `codes`: every code a check result can carry, for the translation tests;
@@ -34,6 +35,7 @@ from collections.abc import Callable, Mapping
 from wording.api import api_error_words
 from wording.contract import cases_error_words, check_problem_words, hint_words
 from wording.datasets import dataset_error_words, dataset_warning_words
+from wording.files import file_problem_words
 from wording.formatting import UNKNOWN, fill, format_count, format_number, format_usd
 from wording.limits import (
     evaluation_refusal_words,
@@ -78,6 +80,8 @@ FAMILIES: dict[str, Callable[[str | None, Mapping], str]] = {
     "api": api_error_words,
     # Why a queued check waits (checks.fair_share.waiting), with "ahead".
     "waiting": waiting_words,
+    # A metric's helper files past a limit (contract.files), or an upload of them refused.
+    "files": file_problem_words,
 }
 
 

@@ -57,6 +57,9 @@ API_ERRORS = {
     "metric_or_source": _(
         "Send either metric_id (a saved metric) or source (a metric.py), not both."
     ),
+    "files_need_source": _(
+        "Send files with source: a saved version is checked with its own helper files."
+    ),
     # Runs and their drafts (api.routes.runs).
     "check_stale": _(
         "Something changed since the last check (the artifact, the dataset, the metric or the "

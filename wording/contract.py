@@ -93,6 +93,15 @@ FRAMEWORK_SIGNATURE_WARNINGS = {
         "score(%(parameters)s) is named like a gepa evaluator. It is called as score(input, output, expected): %(gold)s gets a dict of the input columns only (without gepa's answer), %(prediction)s gets the output, and the expected values go to a third parameter, expected."
     ),
 }
+# Passed with a warning: metric.py sets DSPy LMs of its own; in the sandbox the metric
+# model answers their calls (runtime/skynet/_dspy_metric.py).
+LOAD_WARNINGS = {
+    "dspy_lm_replaced": ngettext_lazy(
+        "metric.py sets its own DSPy LM (%(models)s). In the sandbox it is never called: its calls go to the metric model, as llm() calls do, metered and within the budget.",
+        "metric.py sets its own DSPy LMs (%(models)s). In the sandbox they are never called: their calls go to the metric model, as llm() calls do, metered and within the budget.",
+        "count",
+    ),
+}
 # no_score_function when a function of metric.py looks like another framework's metric.
 NO_SCORE_BUT = {
     "dspy": _(
@@ -102,6 +111,24 @@ NO_SCORE_BUT = {
         "metric.py does not define a function named score. %(name)s (line %(line)s) looks like a gepa evaluator: use Convert to the contract, or write a score(input, output, expected=None) that does what it does."
     ),
 }
+
+# name_not_imported: with the import line that adds it, one of gepa's types (the sandbox
+# has no gepa), or a name nothing is known of.
+NAME_NOT_IMPORTED = {
+    "import": _("%(name)s is used but never imported: add `%(import)s`."),
+    "gepa": _(
+        "%(name)s is gepa's and is used but never imported. The sandbox has no gepa: use Convert to the contract, which rewrites the returns it shapes."
+    ),
+    "unknown": _(
+        "%(name)s is used but never defined or imported. If it comes from another cell or file, bring that part too; if from a library, import it."
+    ),
+}
+
+# no_score_function when the function that looks like a metric is a static method of a
+# class, which Convert leaves as it is.
+NO_SCORE_IN_CLASS = _(
+    "metric.py does not define a function named score. %(name)s (line %(line)s) looks like a DSPy metric kept as a static method of a class: write a module-level score(input, output, expected=None) that does what it does."
+)
 
 CRASHES = {
     "exited": _("The metric process exited with status %(exit_code)s without returning a result."),
@@ -129,6 +156,8 @@ PROBLEMS = {
     "module_not_available": _(
         "metric.py imports %(module)s, which the sandbox does not have. Besides the standard library, a metric may import: %(available)s."
     ),
+    # contract.local_modules: the metric's own module, not among its helper files.
+    "local_module_missing": _("%(module)s is not among this metric's files: add it."),
     "library_unavailable": _(
         "metric.py imports %(module)s, one of the libraries a metric may import, but this worker could not make them available in its sandbox. Ask whoever runs the workbench to look at the worker's log."
     ),
@@ -136,6 +165,11 @@ PROBLEMS = {
         "metric.py imports %(module)s (itself or through another library), which needs about %(needed_mb)s MB of memory: more than is left of the %(memory_mb)s MB each process of this sandbox may use. Without a cgroup, each process gets 1/8 of SKYNET_SANDBOX_MEMORY_MB; ask whoever runs the workbench to raise it."
     ),
     "no_score_function": _("metric.py does not define a function named score."),
+    "names_not_imported": ngettext_lazy(
+        "%(count)s name is used but never imported: %(names)s.",
+        "%(count)s names are used but never imported: %(names)s.",
+        "count",
+    ),
     "timeout": _("Did not finish within the time limit of %(seconds)s s."),
     "cancelled": _("Cancelled: the check was stopped before this finished."),
     "invalid_reward_spec": ngettext_lazy(
@@ -198,6 +232,16 @@ PROBLEMS = {
     "scores_not_dict": _('No. The named scores ("scores") are not a dict.'),
     "named_score_not_number": _("No. The named score %(name)s is not a number."),
     "named_score_not_finite": _("No. The named score %(name)s is not a finite number."),
+    "predictor_feedback_not_dict": _(
+        'No. The feedback per predictor ("predictor_feedback") is a %(type)s, not a dict.'
+    ),
+    "predictor_name_not_string": _(
+        'No. The predictor name %(name)s in "predictor_feedback" is not a string.'
+    ),
+    "predictor_feedback_not_string": _(
+        "No. The feedback of the predictor %(name)s is a %(type)s, not a string."
+    ),
+    "predictor_feedback_empty": _("No. The feedback of the predictor %(name)s is empty."),
 }
 
 # What score returned when it was not a pair, by its shape (contract.shapes.describe).
@@ -312,6 +356,18 @@ RETURN_EXAMPLES = {
     "scores_not_dict": 'return 1.0, {"feedback": "OK", "scores": {"format": 1.0}}',
     "named_score_not_number": 'return 0.8, {"feedback": "OK", "scores": {"a": 0.9}}',
     "named_score_not_finite": 'return 0.8, {"feedback": "OK", "scores": {"a": 0.9}}',
+    "predictor_feedback_not_dict": (
+        'return 0.8, {"feedback": "Close.", "predictor_feedback": {"classify": "Name the date."}}'
+    ),
+    "predictor_name_not_string": (
+        'return 0.8, {"feedback": "Close.", "predictor_feedback": {"classify": "Name the date."}}'
+    ),
+    "predictor_feedback_not_string": (
+        'return 0.8, {"feedback": "Close.", "predictor_feedback": {"classify": "Name the date."}}'
+    ),
+    "predictor_feedback_empty": (
+        'return 0.8, {"feedback": "Close.", "predictor_feedback": {"classify": "Name the date."}}'
+    ),
 }
 
 # What good looks like, shown beside the hints (the docs' poor vs useful feedback).
@@ -399,8 +455,13 @@ def check_problem_words(code: str | None, params: Mapping) -> str:
         return fill(table.get(params.get("framework"), table["dspy"]), params)
     if code == "no_score_function" and params.get("candidates"):
         first = params["candidates"][0]
+        if isinstance(first, Mapping) and first.get("in_class"):
+            return fill(NO_SCORE_IN_CLASS, first)
         if isinstance(first, Mapping) and first.get("framework") in NO_SCORE_BUT:
             return fill(NO_SCORE_BUT[first["framework"]], first)
+    if code == "name_not_imported":
+        kind = "import" if params.get("import") else params.get("framework") or "unknown"
+        return fill(NAME_NOT_IMPORTED.get(kind, NAME_NOT_IMPORTED["unknown"]), params)
     if code == "syntax_error":
         return fill(SYNTAX_ERRORS.get(params.get("reason"), SYNTAX_ERRORS["syntax"]), params)
     if code == "bad_signature":
@@ -433,11 +494,14 @@ def stage_words(stage: Mapping) -> str:
 
 
 def warning_words(warning: Mapping) -> str:
-    """What a passed stage still says: a signature named like another framework's."""
+    """What a passed stage still says: a signature named like another framework's, or
+    DSPy LMs of metric.py's own that the metric model answers instead."""
     params = warning.get("params") or {}
     table = FRAMEWORK_SIGNATURE_WARNINGS
     if warning.get("code") == "framework_signature":
         return fill(table.get(params.get("framework"), table["dspy"]), params)
+    if warning.get("code") in LOAD_WARNINGS:
+        return fill(LOAD_WARNINGS[warning["code"]], params)
     return fill(UNKNOWN, {"code": warning.get("code")})
 
 
@@ -457,3 +521,74 @@ def output_cut_words(kept: int, printed: int) -> str:
 def cases_error_words(code: str | None, params: Mapping) -> str:
     """Why a cases file was refused; `params["line"]` is its line, when there is one."""
     return table_words(CASES_ERRORS, code, {"line": None, **params})
+
+
+# The one-click fix of missing imports: its button, and what it did.
+ADD_IMPORTS = ngettext_lazy(
+    "Add the %(count)s missing import", "Add the %(count)s missing imports", "count"
+)
+IMPORTS_ADDED = ngettext_lazy(
+    "Added %(count)s import: %(lines)s.", "Added %(count)s imports: %(lines)s.", "count"
+)
+IMPORTS_NOTHING = _("Nothing to add: metric.py imports every name it uses.")
+IMPORTS_LEFT = _("No import is known for %(names)s: define or import it yourself.")
+
+
+def add_imports_label(count: int) -> str:
+    return fill(ADD_IMPORTS, {"count": count})
+
+
+def imports_added_words(added: list[str], left: list[str]) -> str:
+    """What adding the missing imports did: the lines added, and the names still
+    missing (nothing is known to import them)."""
+    said = []
+    if added:
+        said.append(fill(IMPORTS_ADDED, {"count": len(added), "lines": "; ".join(added)}))
+    if left:
+        said.append(fill(IMPORTS_LEFT, {"names": ", ".join(left)}))
+    return " ".join(said) or str(IMPORTS_NOTHING)
+
+
+def fixable_imports(stage: Mapping) -> list[str]:
+    """The import lines a failed load stage's missing names have (its `fix`, or those
+    of its name_not_imported problems when the stage failed for another reason)."""
+    if stage.get("id") != "load" or stage.get("status") != "failed":
+        return []
+    lines = [
+        (problem.get("params") or {}).get("import")
+        for problem in stage.get("problems") or []
+        if problem.get("code") == "name_not_imported"
+    ]
+    return sorted({line for line in lines if line})
+
+
+# What a failed metric.py looks like (contract.looks_like), and what Convert would do.
+LOOKS_LIKE = {
+    "dspy_metric": _("This file is a metric written for DSPy."),
+    "gepa_evaluator": _("This file is an evaluator written for gepa."),
+    "gepa_adapter": _(
+        "This file is a gepa adapter: it scores inside its evaluate(), which the contract never calls. Write a score(input, output, expected) that scores one case as evaluate() does."
+    ),
+    "contract_return": _(
+        "This file has the contract's score(input, output, expected), but it does not return the contract's pair."
+    ),
+}
+CONVERT_OFFERS = {
+    "contract_return": _(
+        'Convert to the contract rewrites its returns as (score, {"feedback": ...}).'
+    ),
+    "other": _(
+        'Convert to the contract rewrites it as score(input, output, expected) returning (score, {"feedback": ...}).'
+    ),
+}
+
+
+def looks_like_words(found: Mapping | None) -> str:
+    """What the file looks like and, when Convert would change it, what Convert does."""
+    if not found or found.get("kind") not in LOOKS_LIKE:
+        return ""
+    said = str(LOOKS_LIKE[found["kind"]])
+    if found.get("convertible"):
+        offer = CONVERT_OFFERS.get(found["kind"], CONVERT_OFFERS["other"])
+        said = f"{said} {offer}"
+    return said

@@ -79,8 +79,8 @@ NOTES = {
         "what is wrong and what a correct output looks like."
     ),
     "dspy_still_used": _(
-        "This still uses dspy. In the workbench a metric calls its model with llm() from "
-        "skynet; check this part by hand."
+        "This still uses dspy. In the workbench dspy's LM is the metric model, which "
+        "llm() calls too; check this part by hand."
     ),
     "gepa_still_used": _(
         "This still uses gepa, which a metric in the workbench does not need. Check this "
@@ -92,6 +92,13 @@ NOTES = {
     ),
     "evaluator_needs_arguments": _(
         "%(name)s() needs arguments: give them where the module makes the evaluator."
+    ),
+    "imports_added": _(
+        "The metric used names it never imported; these import lines were added: %(lines)s."
+    ),
+    "names_not_defined": _(
+        "%(names)s: used but never defined or imported, and no import is known for it. "
+        "Bring the code that defines it from where the metric came from."
     ),
     "convert_comment": _(
         "A # convert: comment from a conversion is still here. Do what it says, then delete it."

@@ -13,8 +13,11 @@ from wording.contract import (
     PROBLEMS,
     STAGE_NAMES,
     STAGE_STATUSES,
+    add_imports_label,
     check_problem_words,
+    fixable_imports,
     hint_words,
+    looks_like_words,
     shape_words,
     stage_words,
     warning_words,
@@ -44,6 +47,7 @@ def render(result: Mapping, language: str | None = None) -> dict:
                     if problem["code"] != stage.get("problem")
                 ],
                 "warnings": [warning_words(w) for w in stage.get("warnings") or []],
+                **_add_imports(stage),
             }
         )
     cases = []
@@ -68,6 +72,7 @@ def render(result: Mapping, language: str | None = None) -> dict:
     note = SANDBOX_MODE_NOTES.get(result.get("sandbox_mode") or "")
     return {
         **result,
+        "looks_like_message": looks_like_words(result.get("looks_like")),
         "stages": stages,
         "cases": cases,
         "hints": hints,
@@ -77,12 +82,22 @@ def render(result: Mapping, language: str | None = None) -> dict:
     }
 
 
+def _add_imports(stage: Mapping) -> dict:
+    """A failed load stage with missing names that have import lines offers to add them."""
+    lines = fixable_imports(stage)
+    if not lines:
+        return {}
+    return {"add_imports": lines, "add_imports_label": add_imports_label(len(lines))}
+
+
 # Which row of the docs' table of return values (reference_rows) a problem is, by its code;
 # not_a_pair is the row of 0.8 only when a number (or a bool) came back.
 _DOCS_ROWS = {
     "side_info_not_dict": 3,
     "feedback_missing": 4,
     "named_score_not_number": 6,
+    "predictor_feedback_not_dict": 8,
+    "predictor_feedback_empty": 9,
 }
 
 
@@ -125,6 +140,22 @@ def reference_rows() -> list[tuple[str, str, bool]]:
         (
             '(0.8, {"feedback": "OK", "scores": {"a": "high"}})',
             str(_("No. A named score is not a number.")),
+            False,
+        ),
+        (
+            '(0.5, {"feedback": "Label wrong.", "predictor_feedback": '
+            '{"classify.predict": "Answer with the label alone."}})',
+            str(_("Yes")),
+            True,
+        ),
+        (
+            '(0.5, {"feedback": "OK", "predictor_feedback": "Be brief."})',
+            str(_("No. The feedback per predictor is not a dict.")),
+            False,
+        ),
+        (
+            '(0.5, {"feedback": "OK", "predictor_feedback": {"classify.predict": ""}})',
+            str(_("No. A predictor's feedback is empty.")),
             False,
         ),
     ]

@@ -30,6 +30,12 @@ STEP_PROBLEMS = {
         "kind works with."
     ),
     "check_required": _("Run the contract check and let it pass before you submit."),
+    # DSPy GEPA reads "predictor_feedback" by the program's predictor names.
+    "predictor_feedback_unknown": _(
+        '"predictor_feedback" in the metric names %(names)s, but program has no predictor '
+        "of that name. Its predictors are: %(predictors)s. Use those names in metric.py, "
+        "then run the check again."
+    ),
     "already_submitted": _("This draft was already submitted."),
 }
 

@@ -14,7 +14,7 @@ from ninja import Field, Router, Schema, Status
 import wording
 from api.errors import ApiError
 from api.forms import cleaned
-from api.routes.metrics import CaseIn, cases_from_jsonl, cases_in
+from api.routes.metrics import FILES_ARE, CaseIn, cases_from_jsonl, cases_in, files_in
 from api.schemas import BodyIn
 from api.waiting import WAIT_MAX_S, held
 from checks import fair_share, selectors, services
@@ -31,6 +31,7 @@ class CheckIn(BodyIn):
     metric_id: int | None = Field(None, description="Check a saved version of this metric…")
     version: int | None = Field(None, description="…this version (its latest when omitted).")
     source: str | None = Field(None, description="…or this metric.py, saved nowhere.")
+    files: dict[str, str] | None = Field(None, description=f"With source: {FILES_ARE}")
     cases: list[CaseIn] | None = Field(
         None, description="With source: three sample cases (the default ones when omitted)."
     )
@@ -142,6 +143,8 @@ def check_refused(refused: services.CheckRefused) -> ApiError:
 def check_start(request, payload: CheckIn):
     if (payload.metric_id is None) == (payload.source is None):
         raise ApiError(422, "metric_or_source", field="source")
+    if payload.files is not None and payload.source is None:
+        raise ApiError(422, "files_need_source", field="files")
     try:
         if payload.metric_id is not None:
             metric = metric_selectors.get_metric_for_user(request.user, payload.metric_id)
@@ -163,6 +166,7 @@ def check_start(request, payload: CheckIn):
                 }
             )
             data = cleaned(form)
+            files = files_in(payload.files, data["source"])
             if payload.cases is not None and payload.cases_jsonl is not None:
                 raise ApiError(422, "cases_or_jsonl", field="cases_jsonl")
             cases = cases_in(payload.cases)
@@ -173,6 +177,7 @@ def check_start(request, payload: CheckIn):
                 check = services.check_create(
                     owner=request.user,
                     source=data["source"],
+                    files=files,
                     cases=cases,
                     timeout_s=data["timeout_s"],
                     reflection_model=data["reflection_model"],

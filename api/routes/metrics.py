@@ -10,10 +10,15 @@ from ninja import Field, Router, Schema, Status
 from api.errors import ApiError
 from api.forms import cleaned
 from api.schemas import BodyIn
+from contract import files as helper_files
+from contract import missing_imports
 from contract.cases import CasesError, case_from_dict, parse_cases_jsonl
 from metrics import selectors, services
+from metrics.conversion import conversion_of
 from metrics.forms import EditorForm, MetricCreateForm
 from metrics.models import Metric, MetricVersion
+from wording.contract import imports_added_words
+from wording.convert import convert_error_words, note_words
 
 router = Router()
 
@@ -33,8 +38,21 @@ class MetricIn(BodyIn):
     source: str | None = Field(None, description="metric.py; version 1 of the new metric.")
 
 
+# What `files` is, in the schema: the helper modules and their limits (contract.files).
+FILES_ARE = (
+    'Helper modules beside metric.py that it imports, {path: text} (e.g. {"src/evaluation.py":'
+    f' "..."}}): at most {helper_files.MAX_FILES} .py files of '
+    f"{helper_files.MAX_FILE_BYTES // 1024} KB each, {helper_files.MAX_TOTAL_BYTES // 1024} KB "
+    "with metric.py, at their paths in the repository."
+)
+
+
 class VersionIn(BodyIn):
     source: str
+    files: dict[str, str] | None = Field(
+        None,
+        description=f"{FILES_ARE} Omitted: the latest version's files are kept; {{}} for none.",
+    )
     labels: list[str] = Field(
         default_factory=list,
         description="Names for this version (a commit, a branch): each moves here from "
@@ -57,6 +75,9 @@ class VersionSourceOut(Schema):
     number: int
     created_at: datetime.datetime
     source: str
+    files: dict[str, str] = Field(
+        default_factory=dict, description="Its helper modules beside metric.py, {path: text}."
+    )
     labels: list[str] = Field(default_factory=list, description="The names it carries.")
     created: bool | None = Field(None, description="On a save: whether this save made it.")
 
@@ -95,6 +116,7 @@ def version_out(version: MetricVersion, created: bool | None = None) -> dict:
         "number": version.number,
         "created_at": version.created_at,
         "source": version.source,
+        "files": version.helper_files,
         "labels": list(version.labels.values_list("name", flat=True)),
         "created": created,
     }
@@ -132,6 +154,19 @@ def cases_from_jsonl(text: str, field: str = "cases_jsonl") -> list[dict]:
         raise ApiError(422, error.code, params=params, family="cases", field=field) from None
 
 
+def files_in(files: dict[str, str] | None, source: str, field: str = "files") -> dict | None:
+    """Helper files as the playground takes them (contract.files' limits), or ApiError(422)
+    with the first problem's code and the page's words; None stays None."""
+    if files is None:
+        return None
+    try:
+        return helper_files.clean(files, metric_source=source)
+    except helper_files.FilesRefused as refused:
+        raise ApiError(
+            422, refused.code, params=refused.params, family="files", field=field
+        ) from None
+
+
 def source_in(source: str) -> str:
     """metric.py as the editor takes it (its size limit, its line ends)."""
     form = EditorForm(
@@ -156,6 +191,97 @@ def metric_create(request, payload: MetricIn):
         owner=request.user, name=data["name"], starter=data["starter"], source=source
     )
     return Status(201, metric_out(metric))
+
+
+class SourceIn(BodyIn):
+    source: str
+
+
+class ImportsAddedOut(Schema):
+    source: str = Field(description="metric.py with the import lines added.")
+    added: list[str] = Field(description="The import lines added, as written.")
+    line: int = Field(description="The line the first added import is on; 0 when none was.")
+    missing: list[str] = Field(
+        description="Names still used but never imported: no import is known for them."
+    )
+    message: str
+
+
+@router.post(
+    "/add-imports",
+    response=ImportsAddedOut,
+    summary="Add the imports metric.py is missing (the panel's one-click fix)",
+)
+def add_imports(request, payload: SourceIn):
+    fixed = missing_imports.fix(source_in(payload.source))
+    if fixed.problem is not None:
+        raise ApiError(422, fixed.problem, params=fixed.params, field="source", family="check")
+    return {
+        "source": fixed.source,
+        "added": fixed.added,
+        "line": fixed.line,
+        "missing": fixed.left,
+        "message": imports_added_words(fixed.added, fixed.left),
+    }
+
+
+class ConvertIn(BodyIn):
+    source: str
+    metric: str | None = Field(
+        None,
+        description="Where several functions could be the metric (the note "
+        '"several_metric_functions" names them), the one to convert.',
+        max_length=200,
+    )
+
+
+class NoteOut(Schema):
+    line: int = Field(description="Its line in the converted metric.py; 0 for the whole file.")
+    code: str
+    message: str
+
+
+class ConvertedOut(Schema):
+    framework: str = Field(description='"dspy", "gepa", or "" when none was recognised.')
+    changed: bool
+    source: str = Field(description="The converted metric.py (the same text when unchanged).")
+    notes: list[NoteOut]
+
+
+# Why a text could not be converted, by its code: the text's own fault, or the moment's.
+_CONVERT_STATUS = {"convert_busy": 429, "convert_rate_limited": 429}
+
+
+@router.post(
+    "/convert",
+    response=ConvertedOut,
+    summary="Convert a DSPy or gepa metric to the contract (the Convert page's conversion)",
+)
+def convert(request, payload: ConvertIn):
+    source = source_in(payload.source)
+    result = conversion_of(source, request.user, payload.metric or None)
+    if "error" in result:
+        error = result["error"]
+        raise ApiError(
+            _CONVERT_STATUS.get(error["code"], 422),
+            error["code"],
+            params=error["params"],
+            field="source",
+            message=convert_error_words(error["code"], error["params"]),
+        )
+    return {
+        "framework": result["framework"] or "",
+        "changed": result["changed"],
+        "source": result["source"],
+        "notes": [
+            {
+                "line": note["line"],
+                "code": note["code"],
+                "message": note_words(note["code"], note["params"]),
+            }
+            for note in result["notes"]
+        ],
+    }
 
 
 @router.get("/{metric_id}", response=MetricOut, summary="Read a metric")
@@ -203,10 +329,12 @@ def version_save(request, metric_id: int, payload: VersionIn):
         }
     )
     data = cleaned(form)
+    files = files_in(payload.files, data["source"])
     with transaction.atomic():
         version, created = services.metric_save(
             metric,
             source=data["source"],
+            files=files,
             cases=cases_in(payload.cases),
             timeout_s=data["timeout_s"],
             reflection_model=data["reflection_model"],

@@ -40,6 +40,10 @@ def _not_ready(draft: Draft) -> ApiError:
     if state.check_state == "stale":
         # Worded as the wizard's page says it: what changed, when the check kept that.
         return ApiError(409, "check_stale", message=stale_words(state.changes))
+    check = found.get("check")
+    if check is not None and check.code != "check_required":
+        # A check that passed but cannot steer the engine (rules.predictor_feedback_problem).
+        return ApiError(409, check.code, params=check.params, family="step")
     return ApiError(409, "check_required", family="step")
 
 

@@ -19,11 +19,12 @@ web page call this and word the notes.
 
 from __future__ import annotations
 
-from contract.convert.conversion import Conversion, convert
+from contract.convert.conversion import CONVERTER_VERSION, Conversion, convert
 from contract.convert.notes import NOTE_CODES, ConvertError, Note
 from contract.convert.recognise import Recognition, recognise
 
 __all__ = [
+    "CONVERTER_VERSION",
     "NOTE_CODES",
     "Conversion",
     "ConvertError",

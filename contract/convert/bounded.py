@@ -24,12 +24,17 @@ _ROOT = Path(__file__).resolve().parents[2]
 
 
 def convert_bounded(
-    source: str, *, seconds: int = SECONDS, megabytes: int = MEGABYTES
+    source: str,
+    *,
+    seconds: int = SECONDS,
+    megabytes: int = MEGABYTES,
+    metric: str | None = None,
 ) -> Conversion:
-    """What convert(source) gives, computed within `seconds` of CPU and `megabytes` of
-    memory; raises ConvertError as convert() does, and "too_costly" past a limit."""
+    """What convert(source, metric) gives, computed within `seconds` of CPU and
+    `megabytes` of memory; raises ConvertError as convert() does, and "too_costly" past
+    a limit."""
     limits = {"seconds": seconds, "megabytes": megabytes}
-    request = json.dumps({"source": source, **limits}).encode("ascii")
+    request = json.dumps({"source": source, "metric": metric, **limits}).encode("ascii")
     command = [sys.executable, "-E", "-s", "-m", "contract.convert.child"]
     environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"}
     try:

@@ -18,7 +18,7 @@ def main() -> None:
     from contract.convert import ConvertError, convert
 
     try:
-        answer: dict = {"conversion": convert(request["source"]).to_dict()}
+        answer: dict = {"conversion": convert(request["source"], request.get("metric")).to_dict()}
     except ConvertError as exc:
         answer = {"error": {"code": exc.code, "line": exc.line, "params": exc.params}}
     except MemoryError:

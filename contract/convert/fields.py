@@ -115,9 +115,54 @@ def plan_example(ctx: Context) -> set[str]:
                 ctx.plan.replace[call] = _has_key(name, field, quote_for(ctx, call))
             elif parent.star:
                 continue  # *example and **example read a dict of columns as they read an Example
+            elif handed_to_module_function(ctx, call):
+                ctx.plan.dspy_example = True  # rebuilt as a dspy.Example (rewrite.py)
             elif not (isinstance(call.func, cst.Name) and call.func.value in names.SAFE_CALLS):
                 ctx.plan.note(ctx.statement_of(node), "example_passed_on", {"name": name})
     return fields
+
+
+def _fields_read_by_callee(ctx: Context, arg: cst.Arg) -> set[str]:
+    """The attributes the called function reads off the parameter `arg` is passed as."""
+    call = ctx.parents[arg]
+    assert isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+    (binding,) = ctx.scopes[ctx.module].assignments[call.func.value]
+    callee = binding.node
+    params = [*callee.params.posonly_params, *callee.params.params]
+    position = list(call.args).index(arg)
+    if arg.keyword is not None:
+        named = [p for p in params if p.name.value == arg.keyword.value]
+    else:
+        named = params[position : position + 1]
+    if not named:
+        return set()
+    name = named[0].name.value
+    found: set[str] = set()
+
+    class Reads(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if isinstance(node.value, cst.Name) and node.value.value == name:
+                found.add(node.attr.value)
+
+    callee.body.visit(Reads())
+    return found - names.PREDICTION_METHODS
+
+
+def handed_to_module_function(ctx: Context, call: cst.CSTNode) -> bool:
+    """Whether `call` calls a function of the module, in a module that imports dspy: the
+    metric hands DSPy's object on to code of its own, which can have it rebuilt."""
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
+        return False
+    if "dspy" not in {dotted.split(".")[0] for dotted in ctx.imports.values()}:
+        return False
+    module_scope = ctx.scopes[ctx.module]
+    name = call.func.value
+    bound = list(module_scope.assignments[name]) if name in module_scope else []
+    return (
+        len(bound) == 1
+        and isinstance(bound[0].node, cst.FunctionDef)
+        and bound[0].node is not ctx.function
+    )
 
 
 def _has_key(name: str, field: str, quote: str):
@@ -175,6 +220,21 @@ def plan_prediction(ctx: Context, target: str, example_fields: set[str]) -> bool
             reads.append(
                 _Read(ctx.parents[parent], "getattr", _builtin_key(ctx, node, "getattr") or "")
             )
+        elif _builtin_key(ctx, node, "hasattr"):
+            # hasattr(pred, "outline"): whether the program gave that output field.
+            reads.append(
+                _Read(ctx.parents[parent], "hasattr", _builtin_key(ctx, node, "hasattr") or "")
+            )
+        elif (
+            isinstance(parent, cst.Arg)
+            and not parent.star
+            and handed_to_module_function(ctx, ctx.parents[parent])
+        ):
+            # Handed on whole to the module's own code: kept under its name, rebuilt as
+            # a dspy.Prediction (rewrite.py).
+            ctx.plan.dspy_prediction = True
+            ctx.plan.renames.pop(node, None)
+            ctx.plan.dspy_prediction_fields |= _fields_read_by_callee(ctx, parent)
         else:
             ctx.plan.note(ctx.statement_of(node), "prediction_used", {"name": name})
     fields = list(dict.fromkeys(read.field for read in reads))
@@ -217,6 +277,14 @@ def _builtin_key(ctx: Context, node: cst.Name, builtin: str) -> str | None:
 def _read_replacement(read: _Read, target: str, single: bool, quote: str):
     def replace(updated: cst.CSTNode) -> cst.CSTNode:
         parens = {"lpar": updated.lpar, "rpar": updated.rpar}  # type: ignore[attr-defined]
+        if read.kind == "hasattr":
+            operator, left = (
+                (cst.IsNot(), cst.Name(target)) if single else (cst.In(), _key(read.field, quote))
+            )
+            right = cst.Name("None") if single else cst.Name(target)
+            return cst.Comparison(
+                left=left, comparisons=[cst.ComparisonTarget(operator, right)], **parens
+            )
         if single:
             return cst.Name(target, **parens)
         if read.kind == "attr":

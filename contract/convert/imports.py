@@ -90,6 +90,20 @@ def _anchor(module: cst.Module, parents, node: cst.CSTNode) -> cst.CSTNode:
     return top
 
 
+# The lines the rewrite adds that use dspy on purpose (rewrite.py): not noted.
+_OURS = (
+    "# DSPy's gold example, rebuilt from the case's columns",
+    "# DSPy's prediction, rebuilt from the output's fields",
+)
+
+
+def _rebuilt_by_us(statement: cst.CSTNode) -> bool:
+    return any(
+        line.comment is not None and line.comment.value.startswith(_OURS)
+        for line in statement.leading_lines  # type: ignore[attr-defined]
+    )
+
+
 class _Tidier(cst.CSTTransformer):
     def __init__(self, dropped: set[cst.CSTNode], uses: dict[cst.CSTNode, str], book: NoteBook):
         super().__init__()
@@ -100,7 +114,11 @@ class _Tidier(cst.CSTTransformer):
 
     def on_leave(self, original, updated):
         result = super().on_leave(original, updated)
-        if original in self.uses and hasattr(result, "leading_lines"):
+        if (
+            original in self.uses
+            and hasattr(result, "leading_lines")
+            and not _rebuilt_by_us(result)
+        ):
             comment = self.book.comment(f"{self.uses[original]}_still_used", {})
             result = result.with_changes(leading_lines=[*result.leading_lines, comment])
         return result

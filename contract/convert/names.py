@@ -16,6 +16,7 @@ from contract.frameworks import DATA_NAMES as DATA_NAMES
 from contract.frameworks import GOLD_NAMES as GOLD_NAMES
 from contract.frameworks import PREDICTION_NAMES as PREDICTION_NAMES
 from contract.frameworks import RESPONSE_NAMES as RESPONSE_NAMES
+from contract.frameworks import STATE_NAMES as STATE_NAMES
 from contract.frameworks import TRACE_NAMES as TRACE_NAMES
 
 # Names that fit the second parameter of either framework; the first one decides.

@@ -37,6 +37,8 @@ NOTE_CODES = (
     "gepa_still_used",
     "old_name_called",
     "evaluator_needs_arguments",
+    "imports_added",
+    "names_not_defined",
     "convert_comment",
 )
 
@@ -55,7 +57,7 @@ COMMENTS = {
     "prediction_fields": "output is a dict of the program's output fields only when the dataset has several output columns; this reads {fields}",
     "return_not_understood": 'this return was left as it was: make it return a pair, score, {{"feedback": "..."}}',
     "feedback_needed": "this returns only a score: write feedback that says what is wrong and what a correct output looks like",
-    "dspy_still_used": "this still uses dspy: in the workbench a metric calls its model with llm() from skynet; check this part by hand",
+    "dspy_still_used": "this still uses dspy: in the workbench dspy's LM is the metric model, which llm() calls too; check this part by hand",
     "gepa_still_used": "this still uses gepa, which a metric in the workbench does not need; check this part by hand",
     "old_name_called": "this calls the metric by its old name, {name}, with its old arguments; score takes (input, output, expected)",
     "evaluator_needs_arguments": "{name}() needs arguments: give them here",

@@ -32,6 +32,12 @@ class Plan:
     replace: dict[cst.CSTNode, Replace] = field(default_factory=dict)
     # Statements that get `# convert:` comments: (code, params) each.
     comments: dict[cst.CSTNode, list[tuple[str, dict]]] = field(default_factory=dict)
+    # The example and the prediction handed on whole to a function of the module that
+    # reads them as DSPy's objects (PAPILLON's compute_metrics): rebuilt as those.
+    dspy_example: bool = False
+    dspy_prediction: bool = False
+    # The fields the code it is handed to reads off the prediction (`pred.response`).
+    dspy_prediction_fields: set[str] = field(default_factory=set)
 
     def note(self, statement: cst.CSTNode, code: str, params: dict) -> None:
         notes = self.comments.setdefault(statement, [])

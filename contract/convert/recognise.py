@@ -72,7 +72,8 @@ def recognise(source: str) -> Recognition | None:
     return located.chosen.recognition if located.status == "found" and located.chosen else None
 
 
-def locate(wrapper: MetadataWrapper) -> Located:
+def locate(wrapper: MetadataWrapper, metric: str | None = None) -> Located:
+    """Which function is the metric; `metric` names it where several could be."""
     module = wrapper.module
     positions = wrapper.resolve(PositionProvider)
     scopes = wrapper.resolve(ScopeProvider)
@@ -117,6 +118,9 @@ def locate(wrapper: MetadataWrapper) -> Located:
         return Located("score_taken", candidates[0], line=line_of(binding))
     if len(candidates) == 1:
         return _checked(candidates[0], [])
+    named = [c for c in candidates if c.recognition.name == metric]
+    if metric is not None and len(named) == 1:
+        return _checked(named[0], [c for c in candidates if c is not named[0]])
     chosen = _choose(module, candidates)
     if chosen is None:
         return Located("several", others=candidates, line=candidates[0].recognition.line)
@@ -250,7 +254,9 @@ def _framework(
         return "gepa", 2
     if gold in names.GOLD_NAMES and pred in names.PREDICTION_NAMES | names.EITHER_SECOND:
         return "dspy", 1
-    if gold in names.DATA_NAMES and pred in names.RESPONSE_NAMES | names.EITHER_SECOND:
+    if gold in names.DATA_NAMES and pred in (
+        names.RESPONSE_NAMES | names.EITHER_SECOND | names.STATE_NAMES
+    ):
         return "gepa", 1
     known = (
         gold in names.GOLD_NAMES | names.DATA_NAMES

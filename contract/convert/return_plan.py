@@ -11,7 +11,7 @@ import libcst as cst
 
 from contract.convert.plan import Context
 from contract.convert.recognise import own_returns
-from contract.convert.returns import Reading, build, classify
+from contract.convert.returns import Reading, build, classify, is_number
 
 
 def plan_returns(ctx: Context) -> None:
@@ -43,6 +43,8 @@ def _plan_returns_of(
             continue
         if shape == "unknown" and follow and _helper_followed(ctx, value):
             continue
+        if shape == "unknown" and _helper_returns_number(ctx, value):
+            shape = "number"  # `return _answer_match(...)`: a helper that gives a score
         if shape == "unknown" or value is None:
             ctx.plan.note(where, "return_not_understood", {})
             continue
@@ -56,6 +58,33 @@ def _plan_returns_of(
                 _plan_value(ctx, assign, classify(assign.value, reading), indent)
             continue
         _plan_value(ctx, statement, shape, indent)
+
+
+def _helper_returns_number(ctx: Context, value: cst.BaseExpression | None, depth: int = 0) -> bool:
+    """Whether `value` calls a function of the module whose every return is a number (a
+    comparison, a count, another such function's result): a bare score."""
+    if depth > 3 or not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+        return False
+    module_scope = ctx.scopes[ctx.module]
+    name = value.func.value
+    bound = list(module_scope.assignments[name]) if name in module_scope else []
+    if len(bound) != 1 or not isinstance(bound[0].node, cst.FunctionDef):
+        return False
+    helper = bound[0].node
+    if helper is ctx.function or ctx.parents.get(helper) is not ctx.module:
+        return False
+    own = {p.name.value for p in [*helper.params.posonly_params, *helper.params.params]}
+    reading = Reading(
+        imports=ctx.imports,
+        bindings=lambda local: ctx.bindings(local, helper),
+        parameters=frozenset(own),
+    )
+    returns = own_returns(helper)
+    return bool(returns) and all(
+        r.value is not None
+        and (is_number(r.value, reading) or _helper_returns_number(ctx, r.value, depth + 1))
+        for r in returns
+    )
 
 
 def _helper_followed(ctx: Context, value: cst.BaseExpression | None) -> bool:
@@ -117,3 +146,32 @@ def _only_returned(ctx: Context, name: str, function: cst.FunctionDef) -> bool:
     """Whether every read of a local name is `return name`, so the name can hold the
     pair instead of the prediction without anything else reading it as one."""
     return all(isinstance(ctx.parents[node], cst.Return) for node in ctx.accesses(name, function))
+
+
+def returns_only(wrapper, function: cst.FunctionDef, recognition) -> tuple[Context, str | None]:
+    """The plan for a `score` that has the contract's signature already: only its returns
+    that are a framework's object, a dict of score and feedback, or a bare score become
+    the pair (a return it cannot read is left alone, with no note: it may well be a pair
+    made elsewhere). Also the framework its returns were written for, if any."""
+    ctx = Context(wrapper, function, recognition)
+    reading = Reading(
+        imports=ctx.imports,
+        bindings=lambda name: ctx.bindings(name, function),
+        parameters=frozenset({recognition.example, recognition.prediction}),
+    )
+    shapes = [classify(r.value, reading) for r in own_returns(function)]
+    framework = "dspy" if "prediction" in shapes else "gepa" if "evaluation" in shapes else None
+    if not set(shapes) & {"prediction", "evaluation", "dict", "number", "bound"}:
+        return ctx, framework
+    indent = ctx.module.default_indent
+    for statement, shape in zip(own_returns(function), shapes, strict=True):
+        if shape in ("prediction", "evaluation", "dict", "number"):
+            _plan_value(ctx, statement, shape, indent)
+        elif shape == "bound":
+            assert isinstance(statement.value, cst.Name)
+            name = statement.value.value
+            assigns = ctx.assignments_of(name, function)
+            if assigns and _only_returned(ctx, name, function):
+                for assign in assigns:
+                    _plan_value(ctx, assign, classify(assign.value, reading), indent)
+    return ctx, framework

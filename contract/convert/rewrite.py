@@ -23,8 +23,17 @@ from contract.convert.return_plan import plan_returns
 
 EXAMPLE_COMMENTS = {
     "dspy": "# DSPy's gold example held the case's input columns and its expected values.",
-    "gepa": "# gepa's data held the case's input and its expected answer.",
+    "gepa": "# gepa's data held the case's input and its expected answer, as gepa's default adapter reads a dataset.",
 }
+DSPY_EXAMPLE_COMMENT = (
+    "# DSPy's gold example, rebuilt from the case's columns: the metric hands it on whole."
+)
+DSPY_PREDICTION_COMMENT = (
+    "# DSPy's prediction, rebuilt from the output's fields: the metric hands it on whole."
+)
+STATE_COMMENT = (
+    "# gepa's LangChain adapter passed the rollout state; its last message held the response."
+)
 # Above the line that keeps the old behaviour on an empty output (fields.plan_prediction).
 EMPTY_COMMENTS = {
     "dspy": '# A DSPy prediction\'s empty field was ""; the workbench gives None.',
@@ -45,7 +54,10 @@ def rewrite(
     rec = chosen.recognition
 
     target = "output"
-    if rec.prediction != "output" and ctx.mentions("output"):
+    helpers = _Helpers(ctx, rec)
+    if helpers.state:
+        target = rec.prediction  # stays: a rollout state whose last message is output
+    elif rec.prediction != "output" and ctx.mentions("output"):
         target = rec.prediction  # the function has an `output` of its own: keep the name
     example_fields = plan_example(ctx)
     as_text = plan_prediction(ctx, target, example_fields)
@@ -58,9 +70,73 @@ def rewrite(
             {"name": other.recognition.name, "chosen": rec.name},
         )
 
-    bindings = _bindings(ctx, target, book, as_text=as_text)
-    transformer = _Rewriter(ctx, book, node, bindings, alias)
+    bindings = _bindings(ctx, target, book, as_text=as_text, helpers=helpers)
+    transformer = _Rewriter(ctx, book, node, bindings, alias, helpers)
     return module.visit(transformer)
+
+
+class _Helpers:
+    """Module-level helpers a gepa evaluator's conversion needs: one building gepa's data
+    instance from a case, and one giving the response as a rollout's last message. Each
+    is named so as not to clash with a name the module has."""
+
+    def __init__(self, ctx: Context, rec: Recognition) -> None:
+        gepa = rec.framework == "gepa"
+        self.data = gepa and bool(ctx.accesses(rec.example))
+        self.state = gepa and rec.prediction in names.STATE_NAMES
+        taken = ctx.scopes[ctx.module]
+        self.data_name = _free("_gepa_data", taken)
+        self.message_name = _free("_Message", taken)
+
+    def statements(self, config) -> list[cst.BaseStatement]:
+        two_blank = [cst.EmptyLine(), cst.EmptyLine()]
+        found = []
+        if self.data:
+            found.append(GEPA_DATA.format(name=self.data_name))
+        if self.state:
+            found.append(MESSAGE.format(name=self.message_name))
+        return [
+            cst.parse_statement(text, config).with_changes(leading_lines=two_blank)
+            for text in found
+        ]
+
+
+def _free(name: str, taken) -> str:
+    while name in taken:
+        name += "_"
+    return name
+
+
+# gepa's data as gepa's default adapter reads a dataset (DefaultDataInst).
+GEPA_DATA = '''def {name}(input, expected):
+    """gepa's data instance for a case: "input" is the input column (a "name: value" line
+    each when there are several), "answer" the expected answer (the "answer" column, else
+    the first expected column) and "additional_context" the other expected columns as
+    text. Every column is also there under its own name."""
+    expected = dict(expected or {{}})
+    key = "answer" if "answer" in expected else next(iter(expected), None)
+    given = expected.get("additional_context")
+    context = {{k: str(v) for k, v in given.items()}} if isinstance(given, dict) else {{}}
+    for column, value in expected.items():
+        if column not in (key, "additional_context"):
+            context[column] = str(value)
+    if "input" in input:
+        text = input["input"]
+    elif len(input) == 1:
+        text = next(iter(input.values()))
+    else:
+        text = "\\n".join(f"{{k}}: {{v}}" for k, v in input.items())
+    answer = expected[key] if key is not None else ""
+    return {{**input, **expected, "input": text, "answer": answer, "additional_context": context}}
+'''
+
+MESSAGE = '''class {name}(str):
+    """The response as a LangChain rollout's last message: its text, with .content."""
+
+    @property
+    def content(self):
+        return str(self)
+'''
 
 
 def _call_method(cls: cst.CSTNode) -> cst.FunctionDef:
@@ -99,23 +175,53 @@ def _inside(ctx: Context, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
 
 
 def _bindings(
-    ctx: Context, target: str, book: NoteBook, *, as_text: bool
+    ctx: Context, target: str, book: NoteBook, *, as_text: bool, helpers: _Helpers
 ) -> list[cst.SimpleStatementLine]:
     """The statements the new function starts with; with `as_text`, one that gives the
     old prediction's "" for an empty output."""
     rec = ctx.recognition
     config = ctx.module.config_for_parsing
     statements = []
-    if ctx.accesses(rec.example):
+    if helpers.data:
+        first = cst.parse_statement(
+            f"{rec.example} = {helpers.data_name}(input, expected)\n", config
+        )
+        comment = cst.EmptyLine(comment=cst.Comment(EXAMPLE_COMMENTS["gepa"]))
+        statements.append(first.with_changes(leading_lines=[comment]))
+    elif ctx.accesses(rec.example) and ctx.plan.dspy_example:
+        first = cst.parse_statement(
+            f"{rec.example} = dspy.Example({{**input, **(expected or {{}})}})\n", config
+        )
+        comment = cst.EmptyLine(comment=cst.Comment(DSPY_EXAMPLE_COMMENT))
+        statements.append(first.with_changes(leading_lines=[comment]))
+    elif ctx.accesses(rec.example):
         first = cst.parse_statement(f"{rec.example} = {{**input, **(expected or {{}})}}\n", config)
         comment = cst.EmptyLine(comment=cst.Comment(EXAMPLE_COMMENTS[rec.framework]))
         statements.append(first.with_changes(leading_lines=[comment]))
-    if as_text:
+    if helpers.state:
+        state = cst.parse_statement(
+            f'{target} = {{"messages": [{helpers.message_name}("" if output is None else output)]}}\n',
+            config,
+        )
+        comment = cst.EmptyLine(comment=cst.Comment(STATE_COMMENT))
+        statements.append(state.with_changes(leading_lines=[comment]))
+    elif as_text:
         empty = cst.parse_statement(f'{target} = "" if output is None else output\n', config)
         comment = cst.EmptyLine(comment=cst.Comment(EMPTY_COMMENTS[rec.framework]))
         statements.append(empty.with_changes(leading_lines=[comment]))
     elif target != "output":
         statements.append(cst.parse_statement(f"{target} = output\n", config))
+    if ctx.plan.dspy_prediction and rec.prediction not in (target, "output"):
+        fields = sorted(ctx.plan.dspy_prediction_fields)
+        # A one-field output is that field's value: the field the code reads names it.
+        single = f"dspy.Prediction({fields[0]}=output)" if len(fields) == 1 else "output"
+        rebuilt = cst.parse_statement(
+            f"{rec.prediction} = dspy.Prediction(**output) if isinstance(output, dict) "
+            f"else {single}\n",
+            config,
+        )
+        comment = cst.EmptyLine(comment=cst.Comment(DSPY_PREDICTION_COMMENT))
+        statements.append(rebuilt.with_changes(leading_lines=[comment]))
     for name in rec.dropped:
         if not ctx.accesses(name):
             continue
@@ -199,6 +305,7 @@ class _Rewriter(cst.CSTTransformer):
         node: cst.CSTNode,
         bindings: list[cst.SimpleStatementLine],
         alias: bool,
+        helpers: _Helpers,
     ) -> None:
         super().__init__()
         self.ctx = ctx
@@ -206,6 +313,7 @@ class _Rewriter(cst.CSTTransformer):
         self.node = node
         self.bindings = bindings
         self.alias = alias
+        self.helpers = helpers
 
     def on_leave(self, original, updated):
         result = super().on_leave(original, updated)
@@ -249,4 +357,11 @@ class _Rewriter(cst.CSTTransformer):
             body.insert(index + 1, alias.with_changes(leading_lines=[*two_blank, comment]))
         if rec.kind == "class":
             body += evaluator_statements(self.ctx, self.book, original)
+        helpers = self.helpers.statements(config)
+        if helpers:
+            # Before the metric; the metric keeps the blank lines it had before it.
+            metric = body[index]
+            body[index] = metric.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            helpers[0] = helpers[0].with_changes(leading_lines=metric.leading_lines)
+            body[index:index] = helpers
         return module.with_changes(body=body)

@@ -181,7 +181,13 @@ def _load_dspy(source: str, lines: list[str], artifact: dict):
         fields, trace = _dspy_program.run(
             program, instructions, input if isinstance(input, dict) else {}
         )
-        found["dspy"] = dspy_part.fit({"fields": _dspy_program._texts(fields), "trace": trace})
+        found["dspy"] = dspy_part.fit(
+            {
+                "names": [described["name"] for described in predictors],
+                "fields": _dspy_program._texts(fields),
+                "trace": trace,
+            }
+        )
         return _dspy_program.output_of(fields, artifact.get("output_fields") or [])
 
     run.found = found  # type: ignore[attr-defined]

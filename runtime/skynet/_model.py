@@ -33,11 +33,36 @@ def llm(instructions: str, input: object = None) -> str:
         raise ModelError("request_too_large") from None
     except (TypeError, ValueError):
         raise TypeError("llm_input_not_json") from None
+    return _ask(frame, lambda local: local(instructions, input))
+
+
+def chat(messages: list[dict]) -> str:
+    """Send a conversation to the metric model as messages; return its reply's text.
+
+    `messages` is [{"role": "system" | "user" | "assistant", "content": str}, ...]
+    (skynet.wire.chat_messages): what DSPy's LM in a metric sends (skynet._dspy_metric).
+    It goes over the channel llm() uses and the parent answers it the same way; it
+    raises what llm() raises. Outside a check, the user's model gets the conversation
+    as one text (skynet.wire.chat_text).
+    """
+    checked = wire.chat_messages(messages)
+    if checked is None:
+        raise TypeError("chat_messages_not_a_conversation")
+    try:
+        frame = wire.encode({"type": "llm", "messages": checked}, limit=wire.MAX_REQUEST_FRAME)
+    except wire.ProtocolError:
+        raise ModelError("request_too_large") from None
+    return _ask(frame, lambda local: local(wire.chat_text(checked), None))
+
+
+def _ask(frame: bytes, locally) -> str:
+    """Send one encoded "llm" frame and wait for its reply: the text, or ModelError.
+    Without a channel, `locally(model)` asks the user's model, if there is one."""
     sock = _state.channel()
     if sock is None:
         local = _state.local_model()
         if local is not None:  # the bundle's DSPy adapter: a model the user configured
-            return local(instructions, input)  # type: ignore[operator]
+            return locally(local)
         raise ModelError("no_channel")
     with _state.lock:
         try:

@@ -46,6 +46,11 @@ BaseExceptions on purpose, which dspy does not catch, and stop the run with the 
   with pred_name and pred_trace, for the reflection's feedback. The verdict of the first
   call is kept for the same (example, prediction) and returned again, so a judge metric
   is neither paid for twice nor able to disagree with itself.
+- **Feedback per predictor**: when score's side info has "predictor_feedback", a dict
+  from a predictor's name (as ``program.named_predictors()`` names it, e.g. "classify"
+  or "answer.predict") to that predictor's own feedback, the call with pred_name gets
+  that predictor's text as its feedback, and the general "feedback" when it has none;
+  every other call gets the general "feedback".
 
 Standard library only: dspy is imported lazily, when there.
 """
@@ -267,6 +272,17 @@ def _measured(pred: object) -> dict:
     return {"input_tokens": tokens_in, "output_tokens": tokens_out}
 
 
+def _result(score: float, feedback: str | None, named: dict | None) -> object:
+    """What dspy reads: a dspy.Prediction when dspy is there, else a ScoreWithFeedback."""
+    prediction = _prediction_class()
+    if prediction is None:
+        return ScoreWithFeedback(score, feedback, dict(named) if named else None)
+    fields: dict = {"score": score, "feedback": feedback}
+    if named:
+        fields["objective_scores"] = dict(named)
+    return prediction(**fields)
+
+
 class _Verdicts:
     """The last CACHE_SIZE verdicts by (example, prediction): kept with the objects
     themselves, so that an id is never reused while its entry lives."""
@@ -307,16 +323,9 @@ def as_dspy_metric(
     verdicts = _Verdicts(cache_size)
     _state.use_locally(_local_llm(lm), NOT_MEASURED)
 
-    def metric(
-        gold: object,
-        pred: object,
-        trace: object = None,
-        pred_name: str | None = None,
-        pred_trace: object = None,
-    ) -> object:
-        kept = verdicts.get(gold, pred)
-        if kept is not None:
-            return kept
+    def judge(gold: object, pred: object) -> tuple:
+        """score() on this example and prediction: (the result for dspy, the score, the
+        named scores, the feedback per predictor)."""
         input = {}
         for name in inputs:
             value = _get(gold, name)
@@ -340,16 +349,26 @@ def as_dspy_metric(
         assert verdict.score is not None and verdict.feedback is not None
         feedback = verdict.feedback if verdict.feedback.strip() else None
         named = dict(verdict.scores) if verdict.scores else None
-        prediction = _prediction_class()
-        if prediction is not None:
-            fields = {"score": verdict.score, "feedback": feedback}
-            if named:
-                fields["objective_scores"] = named
-            result = prediction(**fields)
-        else:
-            result = ScoreWithFeedback(verdict.score, feedback, named)
-        verdicts.put(gold, pred, result)
-        return result
+        result = _result(verdict.score, feedback, named)
+        return result, verdict.score, named, dict(verdict.predictor_feedback)
+
+    def metric(
+        gold: object,
+        pred: object,
+        trace: object = None,
+        pred_name: str | None = None,
+        pred_trace: object = None,
+    ) -> object:
+        kept = verdicts.get(gold, pred)
+        if kept is None:
+            kept = judge(gold, pred)
+            verdicts.put(gold, pred, kept)
+        result, number, named, per_predictor = kept
+        own = per_predictor.get(pred_name) if isinstance(pred_name, str) else None
+        if own is None:
+            return result
+        # A result of its own, for that predictor (GEPA may write into what it is given).
+        return _result(number, own, named)
 
     metric.__name__ = metric.__qualname__ = getattr(score, "__name__", "metric")
     return metric

@@ -1,13 +1,13 @@
 """The "dspy" part of a DSPy program's run_finished frame: its shape and its limits.
 
-A run child of a DSPy program reports what dspy did on one case as data: the
-prediction's fields and the trace of its predictor calls ({"fields", "trace"}), or, when
-asked to describe the program, its predictors ({"predictors"}). The child passes what it
-built through `fit` before it sends it (skynet._artifact). The program runs in that same
-process and can replace anything there, so the worker passes what arrives through `fit`
-again (contract.frames): both sides cut by the same rules, a child's part comes through
-the worker unchanged, and what the worker keeps of one case is bounded whatever a child
-sent.
+A run child of a DSPy program reports what dspy did on one case as data: the names of
+the program's predictors, the prediction's fields and the trace of its predictor calls
+({"names", "fields", "trace"}), or, when asked to describe the program, its predictors
+({"predictors"}). The child passes what it built through `fit` before it sends it
+(skynet._artifact). The program runs in that same process and can replace anything
+there, so the worker passes what arrives through `fit` again (contract.frames): both
+sides cut by the same rules, a child's part comes through the worker unchanged, and
+what the worker keeps of one case is bounded whatever a child sent.
 
 `fit` cuts what is too long or too many, as the child always did: each text to its
 limit, the trace to its first steps, and all texts together to PART_LIMIT characters,
@@ -124,13 +124,29 @@ def _predictors(value: object, budget: _Budget) -> list[dict]:
     return predictors
 
 
+def _names(value: object, budget: _Budget) -> list[str]:
+    """Every predictor's name (program.named_predictors()), whether this case called it
+    or not: what the side info's "predictor_feedback" may name."""
+    if not isinstance(value, list):
+        raise Malformed("not a list")
+    names = []
+    for name in value[:PREDICTOR_LIMIT]:
+        if budget.left <= 0:
+            break
+        names.append(budget.text(name, NAME_LIMIT))
+    return names
+
+
 def fit(part: object) -> dict:
     """`part` within the limits, as new containers of plain strings; Malformed when it
-    is not of the shape. Keys other than "fields", "trace" and "predictors" are dropped."""
+    is not of the shape. Keys other than "names", "fields", "trace" and "predictors" are
+    dropped."""
     if not isinstance(part, dict):
         raise Malformed("not a dict")
     budget = _Budget()
     kept: dict = {}
+    if "names" in part:
+        kept["names"] = _names(part["names"], budget)
     if "predictors" in part:
         kept["predictors"] = _predictors(part["predictors"], budget)
     if "fields" in part:

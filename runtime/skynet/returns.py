@@ -2,7 +2,11 @@
 
 The contract: a tuple or list of exactly two items, (score, side_info), where
 score is a finite real number (bool accepted) and side_info a dict whose
-"feedback" is a str and whose optional "scores" maps names to finite reals.
+"feedback" is a str, whose optional "scores" maps names to finite reals, and whose
+optional "predictor_feedback" maps a DSPy predictor's name (a str, as
+program.named_predictors() names it) to that predictor's own feedback, a str with more
+than whitespace. Every entry is validated; what is kept of them for a report is capped
+there (skynet.report).
 
 Checks use type(x) rather than isinstance(x): isinstance may consult a
 metric-controlled __class__ attribute, type() cannot. Every step is guarded so
@@ -28,6 +32,10 @@ PROBLEMS = (
     "scores_not_dict",
     "named_score_not_number",
     "named_score_not_finite",
+    "predictor_feedback_not_dict",
+    "predictor_name_not_string",
+    "predictor_feedback_not_string",
+    "predictor_feedback_empty",
 )
 
 
@@ -35,11 +43,21 @@ class Verdict:
     """Outcome of validating one return value.
 
     `score` is float(score) when it is a finite real, else None; `scores` holds
-    the named scores that are finite reals, in insertion order. A plain class, not a
-    dataclass: this module is imported by every sandbox, and dataclasses imports inspect.
+    the named scores that are finite reals, in insertion order; `predictor_feedback`
+    each predictor's own feedback ({name: text}, in insertion order) of a valid value.
+    A plain class, not a dataclass: this module is imported by every sandbox, and
+    dataclasses imports inspect.
     """
 
-    __slots__ = ("bool_score", "feedback", "params", "problem", "score", "scores")
+    __slots__ = (
+        "bool_score",
+        "feedback",
+        "params",
+        "predictor_feedback",
+        "problem",
+        "score",
+        "scores",
+    )
 
     def __init__(
         self,
@@ -49,6 +67,7 @@ class Verdict:
         bool_score: bool = False,
         feedback: str | None = None,
         scores: dict[str, float] | None = None,
+        predictor_feedback: dict[str, str] | None = None,
     ) -> None:
         self.problem = problem
         self.params = params or {}
@@ -56,6 +75,7 @@ class Verdict:
         self.bool_score = bool_score
         self.feedback = feedback
         self.scores = scores or {}
+        self.predictor_feedback = predictor_feedback or {}
 
     @property
     def valid(self) -> bool:
@@ -151,23 +171,53 @@ def check_return(value: object) -> Verdict:
         scores = dict.get(side_info, "scores", _MISSING)  # type: ignore[arg-type]
     except BaseException:  # noqa: B036
         scores = _MISSING
-    if scores is _MISSING:
-        return Verdict(None, **partial)
-    if not issubclass(type(scores), dict):
-        return Verdict("scores_not_dict", {"type": type_name(scores)}, **partial)
     named: dict[str, float] = {}
-    first_problem: tuple[str, dict] | None = None
-    for key, item in dict.items(scores):  # type: ignore[arg-type]
-        value_or_code = _as_finite_float(item)
-        if isinstance(value_or_code, float):
-            named[_name(key)] = value_or_code
-        elif first_problem is None:
-            code = (
-                "named_score_not_number"
-                if value_or_code is _NOT_NUMBER
-                else "named_score_not_finite"
-            )
-            first_problem = (code, {"name": _name(key)})
-    if first_problem is not None:
-        return Verdict(first_problem[0], first_problem[1], scores=named, **partial)
-    return Verdict(None, scores=named, **partial)
+    if scores is not _MISSING:
+        if not issubclass(type(scores), dict):
+            return Verdict("scores_not_dict", {"type": type_name(scores)}, **partial)
+        first_problem: tuple[str, dict] | None = None
+        for key, item in dict.items(scores):  # type: ignore[arg-type]
+            value_or_code = _as_finite_float(item)
+            if isinstance(value_or_code, float):
+                named[_name(key)] = value_or_code
+            elif first_problem is None:
+                code = (
+                    "named_score_not_number"
+                    if value_or_code is _NOT_NUMBER
+                    else "named_score_not_finite"
+                )
+                first_problem = (code, {"name": _name(key)})
+        if first_problem is not None:
+            return Verdict(first_problem[0], first_problem[1], scores=named, **partial)
+
+    try:
+        per_predictor = dict.get(side_info, "predictor_feedback", _MISSING)  # type: ignore[arg-type]
+    except BaseException:  # noqa: B036
+        per_predictor = _MISSING
+    if per_predictor is _MISSING:
+        return Verdict(None, scores=named, **partial)
+    texts, problem = _predictor_feedback(per_predictor)
+    if problem is not None:
+        return Verdict(problem[0], problem[1], scores=named, **partial)
+    return Verdict(None, scores=named, predictor_feedback=texts, **partial)
+
+
+def _predictor_feedback(value: object) -> tuple[dict[str, str], tuple[str, dict] | None]:
+    """({predictor name: its feedback}, None) for a valid "predictor_feedback", else
+    ({}, (the first problem's code, its params)). Read through dict's and str's own
+    methods, as the rest of the value is."""
+    if not issubclass(type(value), dict):
+        return {}, ("predictor_feedback_not_dict", {"type": type_name(value)})
+    texts: dict[str, str] = {}
+    for key, item in dict.items(value):  # type: ignore[arg-type]
+        if not issubclass(type(key), str):
+            return {}, ("predictor_name_not_string", {"name": safe_repr(key, NAME_LIMIT)})
+        name = str.__str__(key)
+        if not issubclass(type(item), str):
+            shown = clip(name, NAME_LIMIT)
+            return {}, ("predictor_feedback_not_string", {"name": shown, "type": type_name(item)})
+        text = str.__str__(item)
+        if not str.strip(text):
+            return {}, ("predictor_feedback_empty", {"name": clip(name, NAME_LIMIT)})
+        texts[name] = text
+    return texts, None

@@ -35,6 +35,42 @@ class ProtocolError(Exception):
     """A frame that is too large, truncated or not a JSON object with a type."""
 
 
+# An "llm" frame carries either "instructions" and "input" (skynet.llm()) or "messages", a
+# conversation (DSPy's LM in a metric, skynet._dspy_metric): a non-empty list of
+# {"role", "content"} with a role of CHAT_ROLES and text content. The parent hands a
+# handler both: the messages, and the same conversation as one text in "instructions".
+CHAT_ROLES = ("system", "user", "assistant")
+MAX_CHAT_MESSAGES = 256
+
+
+def chat_messages(value: object) -> list[dict] | None:
+    """`value` as a conversation ([{"role", "content"}], only those keys), or None when it
+    is not one."""
+    if not isinstance(value, list) or not 0 < len(value) <= MAX_CHAT_MESSAGES:
+        return None
+    messages = []
+    for item in value:
+        if not isinstance(item, dict):
+            return None
+        role, content = item.get("role"), item.get("content")
+        if role not in CHAT_ROLES or not isinstance(content, str):
+            return None
+        messages.append({"role": role, "content": content})
+    return messages
+
+
+def chat_text(messages: list[dict]) -> str:
+    """A conversation as one text, for whoever reads only instructions: the system
+    messages' texts, then a lone user message as it is, or each message after its role."""
+    parts = [m["content"] for m in messages if m["role"] == "system"]
+    turns = [m for m in messages if m["role"] != "system"]
+    if len(turns) == 1 and turns[0]["role"] == "user":
+        parts.append(turns[0]["content"])
+    else:
+        parts.extend(f"[{m['role']}]\n{m['content']}" for m in turns)
+    return "\n\n".join(parts)
+
+
 def encode(obj: dict, *, limit: int = MAX_FRAME) -> bytes:
     """Return the framed bytes for `obj`; raise ProtocolError when too large.
 

@@ -135,6 +135,10 @@ def test_two_parameter_score_gets_input_and_output_only():
         ((0.8, {}), "feedback_missing"),
         (("1", {"feedback": "x"}), "score_not_number"),
         ((float("nan"), {"feedback": "x"}), "score_not_finite"),
+        ((0.8, {"feedback": "x", "predictor_feedback": ["a"]}), "predictor_feedback_not_dict"),
+        ((0.8, {"feedback": "x", "predictor_feedback": {1: "a"}}), "predictor_name_not_string"),
+        ((0.8, {"feedback": "x", "predictor_feedback": {"a": 1}}), "predictor_feedback_not_string"),
+        ((0.8, {"feedback": "x", "predictor_feedback": {"a": " "}}), "predictor_feedback_empty"),
     ],
 )
 def test_invalid_return_values_raise_with_the_contracts_code(value, code):
@@ -142,6 +146,53 @@ def test_invalid_return_values_raise_with_the_contracts_code(value, code):
     with pytest.raises(MetricReturnError) as info:
         metric({"q": 1}, {"a": 2})
     assert info.value.code == code
+
+
+def per_predictor(input, output, expected):
+    calls.append((input, output, expected))
+    return 0.5, {
+        "feedback": "General: half right.",
+        "scores": {"exact": 0.5},
+        "predictor_feedback": {"first": "First: name the country.", "second.predict": "Second."},
+    }
+
+
+def test_the_call_naming_a_predictor_gets_that_predictors_own_feedback():
+    metric = as_dspy_metric(per_predictor, ["question"], ["answer"])
+    gold, pred = {"question": "q", "answer": "a"}, {"answer": "b"}
+    general = metric(gold, pred)
+    assert (general.score, general.feedback) == (0.5, "General: half right.")
+    # GEPA's reflection-time calls, positional and by keyword, one per predictor it improves.
+    first = metric(gold, pred, [], "first", [])
+    second = metric(gold, pred, trace=[], pred_name="second.predict", pred_trace=[])
+    assert (first.score, first.feedback, first.objective_scores) == (
+        0.5,
+        "First: name the country.",
+        {"exact": 0.5},
+    )
+    assert (second.score, second.feedback) == (0.5, "Second.")
+    # A predictor the metric gave nothing of its own falls back to the general feedback.
+    assert metric(gold, pred, [], "third", []).feedback == "General: half right."
+    assert metric(gold, pred, [], None, []).feedback == "General: half right."
+    # One verdict for all of them: score() ran once.
+    assert len(calls) == 1
+    # What GEPA writes into a predictor's result does not change the kept one.
+    first["feedback"], first["score"] = "overwritten", 0.0
+    assert metric(gold, pred).feedback == "General: half right."
+    assert metric(gold, pred, [], "first", []).feedback == "First: name the country."
+    assert metric(gold, pred, [], "first", []).score == 0.5
+
+
+def test_predictor_feedback_routes_with_the_real_dspy_prediction():
+    dspy = pytest.importorskip("dspy")
+    dspy_adapter._prediction.clear()
+    metric = as_dspy_metric(per_predictor, ["question"], ["answer"])
+    gold = dspy.Example(question="q", answer="a").with_inputs("question")
+    pred = dspy.Prediction(answer="b")
+    own = metric(gold, pred, None, "second.predict", None)
+    assert isinstance(own, dspy.Prediction)
+    assert (own.score, own.feedback, own.objective_scores) == (0.5, "Second.", {"exact": 0.5})
+    assert metric(gold, pred).feedback == "General: half right."
 
 
 def test_bad_field_lists_and_signatures_are_refused_early():

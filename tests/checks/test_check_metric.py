@@ -54,11 +54,14 @@ def test_a_passing_metric_exits_0_with_the_documented_json(metric):
         "failed_stage",
         "sandbox_mode",
         "layers",
+        "looks_like",
+        "looks_like_message",
         "stages",
         "cases",
         "hints",
     }
     assert report["passed"] is True and report["failed_stage"] is None
+    assert report["looks_like"] is None and report["looks_like_message"] == ""
     # The check ran with every layer the README promises.
     assert report["sandbox_mode"] == "bwrap" and "namespaces" in report["layers"]
     assert [s["id"] for s in report["stages"]] == [
@@ -180,3 +183,17 @@ def test_usage_errors_are_localized(metric):
     result = check_metric("/nonexistent/metric.py", "--language", "es")
     assert result.returncode == 2
     assert "no existe" in result.stderr
+
+
+def test_a_dspy_metric_is_told_what_it_is_and_offered_convert(metric):
+    source = (
+        "import dspy\n\n"
+        "def metric(example, pred, trace=None):\n"
+        "    return dspy.Prediction(score=float(pred.answer == example.answer), feedback='ok')\n"
+    )
+    result = check_metric(metric(source), "--json")
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["looks_like"] == {"kind": "dspy_metric", "convertible": True}
+    assert report["looks_like_message"].startswith("This file is a metric written for DSPy.")
+    assert "Convert to the contract" in report["looks_like_message"]

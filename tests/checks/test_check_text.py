@@ -13,8 +13,11 @@ from wording.contract import (
     BAD_SIGNATURES,
     CASE_STATUSES,
     CASES_ERRORS,
+    CONVERT_OFFERS,
     CRASHES,
     HINTS,
+    LOOKS_LIKE,
+    NAME_NOT_IMPORTED,
     PROBLEMS,
     REWARD_SPEC_PROBLEMS,
     RUN_STATUSES,
@@ -42,6 +45,8 @@ TABLES = {
     "hints": HINTS,
     "layers": LAYER_NAMES,
     "cases_errors": CASES_ERRORS,
+    "name_not_imported": NAME_NOT_IMPORTED,
+    "looks_like": LOOKS_LIKE,
     "artifact_errors": ARTIFACT_ERRORS,
     "run_statuses": RUN_STATUSES,
     "sandbox_unavailable_reasons": SANDBOX_UNAVAILABLE,
@@ -54,6 +59,8 @@ ROUTED_ELSEWHERE = {
     "crashed",
     "model_error",
     "sandbox_unavailable",
+    # By whether an import is known for the name (NAME_NOT_IMPORTED).
+    "name_not_imported",
 }
 
 
@@ -71,7 +78,7 @@ def test_every_problem_code_has_a_message():
 
 @pytest.mark.parametrize("language", ["es", "hi"])
 def test_every_message_is_translated(language):
-    tables = [*TABLES.values(), PROBLEMS]
+    tables = [*TABLES.values(), PROBLEMS, CONVERT_OFFERS]
     untranslated = []
     for table in tables:
         for code, message in table.items():
@@ -170,3 +177,19 @@ def test_the_new_hint_words_read_in_spanish_and_hindi():
         for language in ("es", "hi"):
             with override(language):
                 assert str(message) != english, (language, english)
+
+
+def test_the_predictor_feedback_problems_read_in_english():
+    with override("en"):
+        assert words("predictor_feedback_not_dict", {"type": "list"}) == (
+            'No. The feedback per predictor ("predictor_feedback") is a list, not a dict.'
+        )
+        assert words("predictor_name_not_string", {"name": "3"}) == (
+            'No. The predictor name 3 in "predictor_feedback" is not a string.'
+        )
+        assert words("predictor_feedback_not_string", {"name": "first", "type": "bytes"}) == (
+            "No. The feedback of the predictor first is a bytes, not a string."
+        )
+        assert words("predictor_feedback_empty", {"name": "second.predict"}) == (
+            "No. The feedback of the predictor second.predict is empty."
+        )

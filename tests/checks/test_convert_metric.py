@@ -165,6 +165,7 @@ def test_every_note_code_has_words():
                 "fields": ["answer", "reasoning"],
                 "method": "inputs",
                 "chosen": "metric",
+                "lines": ["import json"],
             },
         )
         assert "Unknown problem" not in sentence and "?" not in sentence, code

@@ -13,6 +13,16 @@ ROWS = [
     ("(0.8, {})", "feedback_missing"),
     ('("0.8", {"feedback": "OK"})', "score_not_number"),
     ('(0.8, {"feedback": "OK", "scores": {"a": "high"}})', "named_score_not_number"),
+    (
+        '(0.5, {"feedback": "Label wrong.", "predictor_feedback": '
+        '{"classify.predict": "Answer with the label alone."}})',
+        None,
+    ),
+    ('(0.5, {"feedback": "OK", "predictor_feedback": "Be brief."})', "predictor_feedback_not_dict"),
+    (
+        '(0.5, {"feedback": "OK", "predictor_feedback": {"classify.predict": ""}})',
+        "predictor_feedback_empty",
+    ),
 ]
 
 

@@ -133,3 +133,10 @@ def test_feedback_kinds_and_digests():
     assert digest("x") == digest("x") != digest("y")
     assert digest({"a": 1, "b": 2}) == digest({"b": 2, "a": 1})
     assert len(digest(["any"])) == 16
+
+
+def test_the_feedback_kind_reads_each_predictors_own_text():
+    specific = "Expected 'bug', got 'other'."
+    assert feedback_kind("Wrong.", {"a.predict": specific}) == "specific"
+    assert feedback_kind(specific, {"a.predict": specific, "b": "Wrong."}) == "generic"
+    assert feedback_kind(specific, {}) == "specific"

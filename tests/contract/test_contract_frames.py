@@ -54,7 +54,7 @@ def charged(part: dict) -> int:
 
 
 def test_a_part_within_the_limits_is_kept_as_it_is_but_for_keys_a_child_never_sends():
-    run = {"fields": {"capital": "Lima"}, "trace": [STEP, STEP]}
+    run = {"names": ["self", "b.predict"], "fields": {"capital": "Lima"}, "trace": [STEP, STEP]}
     assert kept({**run, "extra": LONG}) == run
     assert kept({"predictors": [PREDICTOR], "extra": LONG}) == {"predictors": [PREDICTOR]}
 
@@ -101,6 +101,7 @@ def test_a_part_within_the_limits_is_kept_as_it_is_but_for_keys_a_child_never_se
             NAME_LIMIT,
             id="predictor-name",
         ),
+        pytest.param({"names": [LONG]}, lambda p: p["names"][0], NAME_LIMIT, id="name"),
         pytest.param(
             {"predictors": [{**PREDICTOR, "instructions": LONG}]},
             lambda p: p["predictors"][0]["instructions"],
@@ -152,6 +153,12 @@ MANY = {f"f{i}": "v" for i in range(FIELD_LIMIT + 20)}
             lambda p: p["trace"][0]["outputs"],
             FIELD_LIMIT,
             id="step-outputs",
+        ),
+        pytest.param(
+            {"names": ["self"] * (PREDICTOR_LIMIT + 20)},
+            lambda p: p["names"],
+            PREDICTOR_LIMIT,
+            id="names",
         ),
         pytest.param(
             {"predictors": [PREDICTOR] * (PREDICTOR_LIMIT + 20)},
@@ -209,6 +216,8 @@ def test_the_worker_cuts_as_the_child_does_so_a_cut_part_comes_through_unchanged
         pytest.param({"trace": [{"predictor": "self", "outputs": {}}]}, id="step-without-inputs"),
         pytest.param({"trace": [{**STEP, "outputs": {"capital": ["Lima"]}}]}, id="output-not-text"),
         pytest.param({"predictors": {"self": PREDICTOR}}, id="predictors-not-a-list"),
+        pytest.param({"names": "self"}, id="names-not-a-list"),
+        pytest.param({"names": ["self", 3]}, id="name-not-text"),
         pytest.param({"predictors": [{**PREDICTOR, "instructions": None}]}, id="no-instructions"),
         pytest.param({"predictors": [{**PREDICTOR, "inputs": "country"}]}, id="inputs-not-a-list"),
         pytest.param({"predictors": [{**PREDICTOR, "inputs": ["country"]}]}, id="field-not-a-dict"),

@@ -45,6 +45,7 @@ def test_real_result_is_strict_json_and_round_trips(check):
         "layers",
         "timeout_s",
         "sandbox_mode",
+        "looks_like",
     }
     assert data["sandbox_mode"] == "bwrap"
     assert CASE_KEYS <= set(data["cases"][0])

@@ -50,6 +50,51 @@ def test_docs_table_row(value, problem):
             "named_score_not_finite",
             {"name": "b"},
         ),
+        (
+            (0.5, {"feedback": "x", "predictor_feedback": ["first"]}),
+            "predictor_feedback_not_dict",
+            {"type": "list"},
+        ),
+        (
+            (0.5, {"feedback": "x", "predictor_feedback": "Say the date."}),
+            "predictor_feedback_not_dict",
+            {"type": "str"},
+        ),
+        (
+            (0.5, {"feedback": "x", "predictor_feedback": None}),
+            "predictor_feedback_not_dict",
+            {"type": "NoneType"},
+        ),
+        (
+            (0.5, {"feedback": "x", "predictor_feedback": {1: "Say the date."}}),
+            "predictor_name_not_string",
+            {"name": "1"},
+        ),
+        (
+            (0.5, {"feedback": "x", "predictor_feedback": {("a", "b"): "Say the date."}}),
+            "predictor_name_not_string",
+            {"name": "('a', 'b')"},
+        ),
+        (
+            (0.5, {"feedback": "x", "predictor_feedback": {"first": 3}}),
+            "predictor_feedback_not_string",
+            {"name": "first", "type": "int"},
+        ),
+        (
+            (0.5, {"feedback": "x", "predictor_feedback": {"ok": "Fine.", "second": None}}),
+            "predictor_feedback_not_string",
+            {"name": "second", "type": "NoneType"},
+        ),
+        (
+            (0.5, {"feedback": "x", "predictor_feedback": {"first": ""}}),
+            "predictor_feedback_empty",
+            {"name": "first"},
+        ),
+        (
+            (0.5, {"feedback": "x", "predictor_feedback": {"ok": "Fine.", "b.predict": " \n\t"}}),
+            "predictor_feedback_empty",
+            {"name": "b.predict"},
+        ),
     ],
 )
 def test_each_problem_code_with_params(value, problem, params):
@@ -68,6 +113,10 @@ def test_problem_list_is_exactly_the_contract():
         "scores_not_dict",
         "named_score_not_number",
         "named_score_not_finite",
+        "predictor_feedback_not_dict",
+        "predictor_name_not_string",
+        "predictor_feedback_not_string",
+        "predictor_feedback_empty",
     }
 
 
@@ -77,6 +126,57 @@ def test_valid_value_is_summarised():
     assert verdict.score == 0.25
     assert verdict.feedback == "fine"
     assert verdict.scores == {"a": 1.0, "2": 0.5}
+
+
+def test_predictor_feedback_is_kept_on_the_verdict_in_order():
+    per_predictor = {"second.predict": "Name the label only.", "first": "Quote the date."}
+    verdict = check_return((0.5, {"feedback": "Close.", "predictor_feedback": per_predictor}))
+    assert verdict.valid and verdict.feedback == "Close."
+    assert verdict.predictor_feedback == per_predictor
+    assert list(verdict.predictor_feedback) == ["second.predict", "first"]
+    # Without the key, or with none in it, there is none; "feedback" stays required.
+    assert check_return((0.5, {"feedback": "x"})).predictor_feedback == {}
+    assert check_return((0.5, {"feedback": "x", "predictor_feedback": {}})).predictor_feedback == {}
+    missing = check_return((0.5, {"predictor_feedback": {"first": "Quote the date."}}))
+    assert missing.problem == "feedback_missing"
+
+
+def test_a_named_score_problem_is_told_before_the_predictor_feedbacks():
+    verdict = check_return(
+        (0.5, {"feedback": "x", "scores": {"a": "high"}, "predictor_feedback": {"b": ""}})
+    )
+    assert (verdict.problem, verdict.params) == ("named_score_not_number", {"name": "a"})
+    valid_scores = check_return(
+        (0.5, {"feedback": "x", "scores": {"a": 1}, "predictor_feedback": {"b": ""}})
+    )
+    assert (valid_scores.problem, valid_scores.scores) == ("predictor_feedback_empty", {"a": 1.0})
+    assert valid_scores.predictor_feedback == {}
+
+
+def test_predictor_feedback_subclasses_are_read_through_base_methods():
+    class Text(str):
+        def __str__(self):
+            raise RuntimeError
+
+        def strip(self, *args):
+            return ""  # str.strip is what counts, not this
+
+        def __eq__(self, other):
+            raise RuntimeError
+
+        __hash__ = str.__hash__
+
+    class Table(dict):
+        def items(self):
+            raise RuntimeError
+
+        def get(self, *args):
+            raise RuntimeError
+
+    side_info = Table(feedback="x", predictor_feedback=Table({Text("first"): Text("Say why.")}))
+    verdict = check_return((0.5, side_info))
+    assert verdict.valid and verdict.predictor_feedback == {"first": "Say why."}
+    assert all(type(k) is str and type(v) is str for k, v in verdict.predictor_feedback.items())
 
 
 def test_bool_score_is_valid_and_flagged():
@@ -119,6 +219,12 @@ def test_hostile_objects_never_raise():
     assert check_return((0.5, Hostile())).problem == "side_info_not_dict"
     assert check_return((0.5, {"feedback": Hostile()})).problem == "feedback_not_string"
     assert check_return((BadReal(1.0), {"feedback": "x"})).problem == "score_not_number"
+    hostile_texts = {"feedback": "x", "predictor_feedback": Hostile()}
+    assert check_return((0.5, hostile_texts)).problem == "predictor_feedback_not_dict"
+    hostile_name = check_return((0.5, {"feedback": "x", "predictor_feedback": {Hostile(): "t"}}))
+    assert hostile_name.problem == "predictor_name_not_string"
+    hostile_text = check_return((0.5, {"feedback": "x", "predictor_feedback": {"a": Hostile()}}))
+    assert hostile_text.problem == "predictor_feedback_not_string"
 
 
 # -- properties ---------------------------------------------------------------
@@ -153,6 +259,23 @@ def test_finite_named_scores_are_valid_in_a_list_too(score, feedback, names):
     verdict = check_return([score, {"feedback": feedback, "scores": names, "extra": object()}])
     assert verdict.valid
     assert len(verdict.scores) == len(names)
+
+
+@given(
+    feedback=st.text(),
+    texts=st.dictionaries(st.text(), st.text().filter(lambda text: text.strip())),
+)
+def test_any_names_with_texts_beyond_whitespace_are_valid_predictor_feedback(feedback, texts):
+    verdict = check_return((1.0, {"feedback": feedback, "predictor_feedback": texts}))
+    assert verdict.valid and verdict.predictor_feedback == texts
+
+
+@given(feedback=st.text(), texts=json_like)
+def test_predictor_feedback_of_anything_never_raises(feedback, texts):
+    verdict = check_return((1.0, {"feedback": feedback, "predictor_feedback": texts}))
+    assert verdict.problem is None or verdict.problem in PROBLEMS
+    if verdict.valid:
+        assert all(type(v) is str and v.strip() for v in verdict.predictor_feedback.values())
 
 
 @given(value=json_like)

@@ -80,10 +80,17 @@ def test_import_error_with_metric_line_numbers(check):
 
 
 def test_import_of_a_module_the_sandbox_does_not_have_names_it_and_the_set(check):
-    load = check("import no_such_module_here\n").stage("load")
+    load = check("import torch\n").stage("load")
     assert (load.problem, load.params["type"]) == ("module_not_available", "ModuleNotFoundError")
-    assert load.params["module"] == "no_such_module_here"
+    assert load.params["module"] == "torch"
     assert load.params["available"] == list(AVAILABLE)
+
+
+def test_import_of_a_module_no_library_has_is_the_metrics_own_missing_file(check):
+    load = check("import no_such_module_here\n").stage("load")
+    assert (load.problem, load.params["type"]) == ("local_module_missing", "ModuleNotFoundError")
+    assert (load.params["module"], load.params["line"]) == ("no_such_module_here", 1)
+    assert "available" not in load.params
 
 
 def test_a_missing_name_of_a_module_that_is_there_is_import_error(check):

@@ -65,7 +65,15 @@ trees = st.recursive(
 )
 side_infos = st.fixed_dictionaries(
     {"feedback": st.one_of(st.text(max_size=30), scalars)},
-    optional={"scores": st.dictionaries(st.text(max_size=5), scalars, max_size=4) | trees},
+    optional={
+        "scores": st.dictionaries(st.text(max_size=5), scalars, max_size=4) | trees,
+        "predictor_feedback": st.dictionaries(
+            st.one_of(st.text(max_size=8), st.builds(Label, st.text(max_size=5)), st.integers()),
+            st.one_of(st.text(max_size=12), scalars),
+            max_size=4,
+        )
+        | trees,
+    },
 )
 returns = st.one_of(
     trees,
@@ -83,6 +91,7 @@ def test_the_workers_verdict_is_the_contracts_verdict_on_the_real_value(value):
     assert described.bool_score == real.bool_score
     assert described.feedback == real.feedback
     assert described.scores == real.scores
+    assert described.predictor_feedback == real.predictor_feedback
     if real.score is None:
         assert described.score is None
     else:
@@ -110,6 +119,34 @@ def test_long_feedback_is_cut_by_the_worker_and_its_length_kept():
     node = values.encode((1.0, {"feedback": "x" * 200_000}), values.return_budget())
     report = judged.return_report(node, "")
     assert len(report["feedback"]) == 65536 and report["feedback_length"] == 200_000
+
+
+def test_each_predictors_feedback_is_reported_capped():
+    from skynet.report import FEEDBACK_LIMIT, MAX_PREDICTOR_FEEDBACK
+
+    texts = {f"step{i}.predict": f"Step {i}: name the date." for i in range(60)}
+    texts["step0.predict"] = "y" * 70_000
+    node = values.encode(
+        (1.0, {"feedback": "x", "predictor_feedback": texts}), values.return_budget()
+    )
+    report = judged.return_report(node, "")
+    assert report["problem"] is None
+    kept = report["predictor_feedback"]
+    assert list(kept) == [f"step{i}.predict" for i in range(MAX_PREDICTOR_FEEDBACK)]
+    assert kept["step1.predict"] == "Step 1: name the date."
+    assert kept["step0.predict"] == "y" * FEEDBACK_LIMIT
+    assert report["predictor_feedback_omitted"] == 60 - MAX_PREDICTOR_FEEDBACK
+
+
+def test_an_invalid_predictor_feedback_gets_a_fix_that_keeps_its_good_entries():
+    side_info = {"feedback": "Close.", "predictor_feedback": {"first": "Quote it.", "second": " "}}
+    node = values.encode((0.5, side_info), values.return_budget())
+    report = judged.return_report(node, "")
+    assert (report["problem"], report["params"]["name"]) == ("predictor_feedback_empty", "second")
+    assert report["predictor_feedback"] == {} and report["predictor_feedback_omitted"] == 0
+    fix = report["params"]["fix"]
+    assert fix == 'return 0.5, {"feedback": "Close.", "predictor_feedback": {"first": "Quote it."}}'
+    assert check_return(eval(fix.removeprefix("return "))).valid
 
 
 class Answer:

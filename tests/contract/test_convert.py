@@ -236,6 +236,8 @@ def test_an_example_method_without_a_dict_equivalent_is_noted():
 def test_an_example_handed_to_a_helper_is_noted_but_unpacking_it_is_not():
     conversion = converted(
         """
+        from helpers import Sample, judge
+
         def metric(example, pred):
             sample = Sample(**example)
             verdict = judge(example, pred.answer)
@@ -329,6 +331,8 @@ def test_several_prediction_fields_the_example_also_has_need_no_note():
 def test_the_whole_prediction_used_is_noted():
     conversion = converted(
         """
+        from helpers import judge
+
         def metric(example, pred):
             return judge(pred), {"feedback": "judged"}
         """
@@ -478,6 +482,8 @@ def test_a_literal_comparison_and_a_partly_known_test_are_decided():
 def test_any_other_use_of_a_trace_binds_it_to_none_with_a_note():
     conversion = converted(
         """
+        from helpers import report
+
         def metric(example, pred, trace=None, pred_name=None, pred_trace=None):
             steps = len(trace or [])
             report(pred_trace)
@@ -672,6 +678,8 @@ def test_a_helper_that_builds_the_feedback_is_followed():
 def test_a_return_it_cannot_understand_is_left_with_a_note():
     conversion = converted(
         """
+        from helpers import compute
+
         def metric(example, pred):
             return compute(example.answer, pred.answer)
         """
@@ -785,9 +793,17 @@ def test_the_feedback_metric_is_chosen_over_a_plain_one_and_the_other_is_noted()
     )
     assert "def score(input, output, expected=None):" in conversion.source
     assert "def metric(example, pred, trace=None):" in conversion.source
-    # metric() still takes a dspy.Example and a prediction: the call is noted too.
-    assert codes(conversion) == ["other_metric_functions", "example_passed_on", "prediction_used"]
+    # metric() still takes a dspy.Example and a prediction: they are rebuilt as those.
+    assert codes(conversion) == ["other_metric_functions"]
     assert conversion.notes[0].params == {"name": "metric", "chosen": "metric_with_feedback"}
+    assert "    example = dspy.Example({**input, **(expected or {})})\n" in conversion.source
+    assert (
+        "    pred = dspy.Prediction(**output) if isinstance(output, dict) "
+        "else dspy.Prediction(answer=output)\n"
+    ) in conversion.source
+    score = _run(conversion.source)
+    assert score({"q": "x"}, "4", {"answer": "4"}) == (1.0, {"feedback": "fb"})
+    assert score({"q": "x"}, "5", {"answer": "4"}) == (0.0, {"feedback": "fb"})
 
 
 def test_the_metric_handed_to_the_optimizer_is_the_one_chosen():
@@ -837,7 +853,9 @@ def test_a_gepa_evaluator_class_is_kept_and_a_module_level_score_calls_an_instan
     source = conversion.source
     assert "from gepa" not in source
     assert "    def __call__(self, input, output, expected=None):\n" in source
-    assert "        data = {**input, **(expected or {})}\n" in source
+    # gepa's data as its default adapter reads a dataset, built by a helper before the class.
+    assert "        data = _gepa_data(input, expected)\n" in source
+    assert source.index("def _gepa_data(input, expected):") < source.index("class ContainsAnswer")
     assert '        return score, {"feedback": feedback}\n' in source
     assert source.endswith(
         "_evaluator = ContainsAnswerEvaluator()\n\n\n"
@@ -1129,3 +1147,9 @@ def test_a_converted_gepa_function_with_named_scores_scores_as_the_original():
             {"answer": "x"},
         )
         assert converted_pair == original
+
+
+def _run(source: str):
+    space: dict = {}
+    exec(compile(source, "metric.py", "exec"), space)
+    return space["score"]

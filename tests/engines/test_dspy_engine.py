@@ -172,6 +172,40 @@ def test_the_metric_dspy_gets_reuses_the_verdict_with_named_scores_and_no_empty_
     assert unknown.score == 0.0 and "not scored" in unknown.feedback
 
 
+def test_the_metric_gives_the_call_naming_a_predictor_that_predictors_own_feedback():
+    """GEPA's reflection-time call names the predictor it improves: its text from the
+    side info's "predictor_feedback" when there is one, else the case's feedback."""
+    import dspy
+
+    from engines.adapter import CaseTrace
+    from engines.dspy_engine import DspyCases
+
+    cases = DspyCases(adapter=None, spec=None, items=[], lanes=None)
+    trace = CaseTrace(
+        {"country": "Peru"},
+        "x",
+        "General: the city only.",
+        0.0,
+        "valid",
+        scores={"exact": 0.0},
+        predictor_feedback={"first": "First: name the country.", "second.predict": "Second."},
+    )
+    pred = dspy.Prediction(capital="x")
+    cases.remember(pred, trace)
+    gold = dspy.Example(country="Peru").with_inputs("country")
+    general = cases.metric(gold, pred)
+    assert (general.score, general.feedback) == (0.0, "General: the city only.")
+    first = cases.metric(gold, pred, [], "first", [])
+    assert (first.score, first.feedback, first.objective_scores) == (
+        0.0,
+        "First: name the country.",
+        {"exact": 0.0},
+    )
+    second = cases.metric(gold, pred, trace=[], pred_name="second.predict", pred_trace=[])
+    assert second.feedback == "Second."
+    assert cases.metric(gold, pred, [], "third", []).feedback == "General: the city only."
+
+
 def test_what_the_run_keeps_of_a_case_is_its_verdict_not_its_prediction_or_trace():
     """dspy holds a batch's predictions, and the program traces replayed from them, while
     it needs them; the verdicts kept for its metric calls keep neither alive after."""
@@ -199,3 +233,77 @@ def test_what_the_run_keeps_of_a_case_is_its_verdict_not_its_prediction_or_trace
     del prediction, part
     gc.collect()
     assert [ref() for ref in gone] == [None, None]
+
+
+# Two predictors, told apart by their instructions and their fields: DSPy GEPA builds a
+# predictor's reflective examples from the trace steps whose signature equals its own.
+TWO_STEPS = """
+import dspy
+
+class Capital(dspy.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = dspy.Predict(
+            dspy.Signature("country -> region", "FIRST-STEP: name the region of the country.")
+        )
+        self.second = dspy.Predict(
+            dspy.Signature("country, region -> capital", "SECOND-STEP: name the capital.")
+        )
+
+    def forward(self, country):
+        region = self.first(country=country).region
+        return self.second(country=country, region=region)
+
+program = Capital()
+"""
+
+PER_PREDICTOR = """
+def score(input, output, expected):
+    right = str(output).strip() == expected["capital"]
+    return (1.0 if right else 0.0), {
+        "feedback": "GENERAL-TEXT: the whole program's answer.",
+        "predictor_feedback": {
+            "first": "A-TEXT: the region step is fine as it is.",
+            "second": "B-TEXT: the output must be the city name only, with no other words.",
+        },
+    }
+"""
+
+
+def test_a_real_dspy_gepa_run_gives_each_predictors_reflection_its_own_feedback(
+    tmp_path, dspy_config, models, provider
+):
+    """The program's predictor names are dspy's own (named_predictors()); the reflection
+    request that improves each one holds its own text of "predictor_feedback", not the
+    other predictor's nor the general feedback."""
+    reflections: list[str] = []
+
+    def respond(request):
+        text = request.user
+        if quiz.DSPY_REFLECTION_MARK in text:
+            reflections.append(text)
+            return quiz.dspy_reflection_answer(text)
+        if "starting with the field `[[ ## region ## ]]`" in text:
+            return f"[[ ## region ## ]]\nSomewhere\n\n{quiz.DSPY_MARK}"
+        return quiz.respond_any(request)
+
+    provider.respond = respond
+    outcome, sink = run(tmp_path, dspy_config, models(), PER_PREDICTOR, program=TWO_STEPS)
+    # Only the second step's own text names the fix, and only its reflection read it.
+    assert (outcome.ended, outcome.reason) == ("finished", "perfect_score")
+    assert sink.snapshots[-1]["best"]["score"] == 1.0
+
+    def current(text: str) -> str:
+        mark = "[[ ## current_instruction ## ]]"
+        start = text.rindex(mark) + len(mark)
+        return text[start : text.index("[[ ## examples_with_feedback ## ]]", start)]
+
+    first = [text for text in reflections if "FIRST-STEP" in current(text)]
+    second = [text for text in reflections if "SECOND-STEP" in current(text)]
+    assert first and second and len(first) + len(second) == len(reflections)
+    for text in first:
+        assert "A-TEXT" in text and "B-TEXT" not in text and "GENERAL-TEXT" not in text
+    for text in second:
+        assert "B-TEXT" in text and "A-TEXT" not in text and "GENERAL-TEXT" not in text
+    best = sink.candidate_rows[sink.snapshots[-1]["best"]["idx"]]
+    assert quiz.INSTRUCTION in best["text"] and "[second]" in best["text"]

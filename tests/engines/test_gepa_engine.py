@@ -173,6 +173,43 @@ def test_a_broken_template_scores_zero_with_the_reason(tmp_path, sandboxes, mode
     assert "capital" not in dataset["artifact"][0]["Inputs"]
 
 
+WITH_PREDICTOR_FEEDBACK = quiz.SPECIFIC.replace(
+    '"scores": {"exact": 0.0},',
+    '"scores": {"exact": 0.0}, "predictor_feedback": {"self": "PREDICTOR-TEXT: not for GEPA."},',
+)
+
+
+def test_gepa_on_a_template_reflects_on_the_feedback_only(sandboxes, models):
+    """A template is one component: its reflective dataset reads the case's "feedback",
+    never the DSPy predictors' own texts, which the trace keeps for DSPy GEPA only."""
+    from engines.adapter import SandboxAdapter
+
+    assert "PREDICTOR-TEXT" in WITH_PREDICTOR_FEEDBACK
+    run_models = models()
+    adapter = SandboxAdapter(
+        source=WITH_PREDICTOR_FEEDBACK,
+        kind="prompt",
+        program_source="",
+        seed_text=quiz.SEED,
+        sandboxes=sandboxes,
+        timeout_s=10,
+        metric_for=run_models.metric_for,
+        task_for=run_models.task_for,
+    )
+    train, _ = split(quiz.rows())
+    batch = adapter.evaluate(train[:2], {"artifact": quiz.SEED}, capture_traces=True)
+    assert batch.scores == [0.0, 0.0]
+    assert all(
+        t.predictor_feedback == {"self": "PREDICTOR-TEXT: not for GEPA."}
+        for t in batch.trajectories
+    )
+    records = adapter.make_reflective_dataset({}, batch, ["artifact"])["artifact"]
+    assert [r["Feedback"] for r in records] == [
+        "The output must be the city name only, with no other words."
+    ] * 2
+    assert "PREDICTOR-TEXT" not in repr(records)
+
+
 # Fails on the outputs the improved prompt gets (a bare city name): a metric that breaks
 # on new candidates.
 BREAKS_ON_NEW = quiz.SPECIFIC.replace(
@@ -193,3 +230,40 @@ def test_a_metric_that_fails_on_new_candidates_is_reported_per_candidate(
     assert all(set(e["data"]["problems"]) == {"exception"} for e in rejected)
     assert all(e["data"]["problems"]["exception"] >= 3 for e in rejected)
     assert sink.snapshots[-1]["best"]["idx"] == 0
+
+
+def test_a_runs_metric_imports_its_helper_modules(tmp_path, sandboxes, models):
+    """A metric checked with helper files (src/compare.py) scores a run's cases with them:
+    the run's engine hands them to every case as the check did."""
+    from engines.adapter import MetricFailed, SandboxAdapter
+
+    metric = (
+        "from src.compare import same\n\n"
+        "def score(input, output, expected=None):\n"
+        "    right = same(output, expected['capital'])\n"
+        "    return float(right), {'feedback': 'Same city.' if right else 'Name the capital.'}\n"
+    )
+    helper = "def same(a, b):\n    return (a or '').strip().lower() == b.strip().lower()\n"
+    run_models = models()
+
+    def adapter(files):
+        return SandboxAdapter(
+            source=metric,
+            files=files,
+            kind="prompt",
+            program_source="",
+            seed_text=quiz.SEED,
+            sandboxes=sandboxes,
+            timeout_s=10,
+            metric_for=run_models.metric_for,
+            task_for=run_models.task_for,
+        )
+
+    train, _ = split(quiz.rows())
+    candidate = {"artifact": quiz.SEED + " " + quiz.INSTRUCTION}
+    batch = adapter({"src/compare.py": helper}).evaluate(train[:2], candidate)
+    assert batch.scores == [1.0, 1.0]
+    # Without them, the metric stops loading, naming the module it misses.
+    with pytest.raises(MetricFailed) as stopped:
+        adapter(None).evaluate(train[:2], candidate)
+    assert "src.compare" in repr(stopped.value.params)

@@ -609,6 +609,24 @@ def test_the_case_page_shows_the_second_scoring(owner_client, owner):
     assert "The second scoring" in body and "Half right the second time." in body
 
 
+def test_the_case_page_shows_each_predictors_feedback_by_its_name(owner_client, owner):
+    evaluation = make_evaluation(owner, status=Evaluation.Status.DONE, total=2, done=2)
+    make_case(
+        evaluation,
+        0,
+        feedback="General: name the city.",
+        predictor_feedback={"first": "Name the country first.", "second.predict": "City only."},
+    )
+    make_case(evaluation, 1, feedback="No predictors here.")
+    body = owner_client.get(f"/en/evaluations/{evaluation.pk}/cases/0/").content.decode()
+    assert "Feedback per predictor" in body
+    assert "<code>first</code>" in body and "Name the country first." in body
+    assert "<code>second.predict</code>" in body and "City only." in body
+    assert body.index("General: name the city.") < body.index("Name the country first.")
+    other = owner_client.get(f"/en/evaluations/{evaluation.pk}/cases/1/").content.decode()
+    assert "Feedback per predictor" not in other
+
+
 def test_open_in_the_playground_puts_the_case_in_the_chosen_slot(owner_client, finished):
     metric = finished.metric_version.metric
     before = list(metric.cases)

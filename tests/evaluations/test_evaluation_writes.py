@@ -12,7 +12,13 @@ from django.db import connection
 from contract.cases import Case
 from contract.evaluation import Scored
 from contract.results import CaseResult
-from evaluations.execution import CASE_VALUE_LIMIT, CaseInserts, Encoded, case_row
+from evaluations.execution import (
+    CASE_VALUE_LIMIT,
+    FEEDBACK_LIMIT,
+    CaseInserts,
+    Encoded,
+    case_row,
+)
 from evaluations.models import Evaluation, EvaluationCase
 from tests.evaluations.evaluation_data import make_dataset
 
@@ -39,7 +45,11 @@ def _scored() -> list[Scored]:
         Scored(
             1,
             Case({"question": "q1"}, LONG, {"nested": {"a": [1, 2.5, None, True], "b": "é"}}),
-            result(1, feedback="Token F1 0.50: missing «factura», सही नहीं."),
+            result(
+                1,
+                feedback="Token F1 0.50: missing «factura», सही नहीं.",
+                predictor_feedback={"first": "Quote «factura».", "second.predict": LONG},
+            ),
             None,
             LONG,
             4.0,
@@ -114,3 +124,16 @@ def test_the_case_column_is_json_dumps_text_with_long_values_cut(owner):
     stored = [row["case"] for row in _stored(evaluation)]
     assert stored == wanted
     assert stored[1]["output"].startswith('"xxx') and len(stored[1]["output"]) == CASE_VALUE_LIMIT
+
+
+def test_each_predictors_feedback_is_stored_cut_as_the_feedback_is(owner):
+    dataset = make_dataset(owner, 4)
+    evaluation = Evaluation.objects.create(owner=owner, dataset=dataset, source="", total=4)
+    CaseInserts().insert([case_row(evaluation.pk, s, s.index, s.index + 2) for s in _scored()])
+    stored = [row["predictor_feedback"] for row in _stored(evaluation)]
+    assert stored == [
+        None,
+        {"first": "Quote «factura».", "second.predict": LONG[:FEEDBACK_LIMIT]},
+        None,
+        None,
+    ]

@@ -214,3 +214,77 @@ def test_a_conversion_past_its_limits_says_which_and_is_tried_again_later(
     assert answer.status_code == 200
     assert "limits: 1 s of CPU time or 1024 MB" in answer.content.decode()
     assert not Conversion.objects.exists()  # a moment's limit is not kept as the answer
+
+
+TWO_METRICS = """\
+def exact(example, pred, trace=None):
+    return float(pred.answer == example.answer)
+
+
+def loose(example, pred, trace=None):
+    return float(example.answer.lower() in pred.answer.lower())
+"""
+
+
+def test_where_several_functions_could_be_the_metric_the_page_asks_which(owner_client, owner):
+    metric = metric_services.metric_create(
+        owner=owner, name="two", starter="exact_match", source=TWO_METRICS
+    )
+    url = f"/en/metrics/{metric.pk}/convert/"
+    body = owner_client.get(url).content.decode()
+    assert "Which one is the metric?" in body
+    assert 'href="?version=1&amp;metric=loose"' in body and "Convert loose" in body
+    picked = owner_client.get(url, {"version": 1, "metric": "loose"})
+    converted = picked.context["review"].converted
+    assert "def score(input, output, expected=None):" in converted
+    assert "def exact(example, pred, trace=None):" in converted  # left as it was
+    assert 'name="metric" value="loose"' in picked.content.decode()
+    owner_client.post(url, {"version": 1, "metric": "loose"})
+    saved = Metric.objects.get(pk=metric.pk).latest_version.source
+    assert "example['answer'].lower() in output.lower()" in saved.replace('"', "'")
+
+
+def test_a_contract_metric_returning_a_framework_object_is_converted_from_its_panel(
+    owner_client, owner
+):
+    source = (
+        "import dspy\n\n"
+        "def score(input, output, expected=None):\n"
+        '    return dspy.Prediction(score=1.0, feedback="Fine.")\n'
+    )
+    metric = metric_services.metric_create(
+        owner=owner, name="c", starter="exact_match", source=source
+    )
+    version = metric.latest_version
+    result = run_check(source, timeout_s=20, sandbox_config=sandbox_pool.base_config())
+    assert result.looks_like == {"kind": "contract_return", "convertible": True}
+    check = Check.objects.create(
+        owner=owner,
+        source=source,
+        metric_version=version,
+        status=Check.Status.FAILED,
+        result=result.to_dict(),
+    )
+    body = owner_client.get(f"/en/metrics/{metric.pk}/?check={check.pk}").content.decode()
+    assert "This file has the contract&#x27;s score(input, output, expected)" in body
+    assert 'id="convert-metric"' in body
+    review = owner_client.get(f"/en/metrics/{metric.pk}/convert/").context["review"]
+    assert review.changed and 'return 1.0, {"feedback": "Fine."}' in review.converted
+
+
+def test_a_failure_convert_cannot_help_offers_no_convert(owner_client, owner):
+    source = "def score(input, output, expected=None):\n    return 1 / 0\n"
+    metric = metric_services.metric_create(
+        owner=owner, name="z", starter="exact_match", source=source
+    )
+    result = run_check(source, timeout_s=20, sandbox_config=sandbox_pool.base_config())
+    assert result.looks_like is None
+    check = Check.objects.create(
+        owner=owner,
+        source=source,
+        metric_version=metric.latest_version,
+        status=Check.Status.FAILED,
+        result=result.to_dict(),
+    )
+    body = owner_client.get(f"/en/metrics/{metric.pk}/?check={check.pk}").content.decode()
+    assert 'id="convert-metric"' not in body and "convert-offer" not in body

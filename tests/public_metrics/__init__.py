@@ -1,7 +1,8 @@
 """Published DSPy GEPA and gepa metrics, kept as test data, with a small dataset for each.
 
-Every other file in this folder is a metric copied from a public source (the header of each
-says where from, under which licence, and what was left out). This module is the registry:
+Every other file in this folder is a metric (or the few metrics a source file keeps together)
+copied from a public source (the header of each says where from, under which licence, and what
+was left out). This module is the registry:
 one `PublicMetric` per metric, with 4-8 cases, and `call_original(entry, case)`, which calls
 the ORIGINAL metric in plain Python the way its framework calls it and returns
 `(score: float, feedback: str | None)`.
@@ -9,7 +10,7 @@ the ORIGINAL metric in plain Python the way its framework calls it and returns
 A case is `{"input": {...}, "output": ..., "expected": {...}}`:
 
 * `output` is what the program produced: a string, or a dict of output fields when the DSPy
-  program returns several (then `output_field` is None).
+  program returns several or a non-string one (then `output_field` is None).
 * DSPy metrics see `gold = dspy.Example(**{**input, **expected}).with_inputs(*input_columns)`
   and `pred = dspy.Prediction(**output)` (or `{output_field: output}` for a string), the same
   values a converted `score(input, output, expected)` sees as `example = {**input, **expected}`.
@@ -50,6 +51,26 @@ def _gepa_url(path: str) -> str:
     return f"https://github.com/gepa-ai/gepa/blob/{GEPA_COMMIT}/{path}"
 
 
+# The other sources: one repository (or issue thread) each, read at the commit given.
+HELM_COMMIT = "d96b5cc892b262b43522f600e070c720343d2f5d"
+HELM_LICENCE = "MIT (Copyright (c) 2025 Stanford MIMI Lab)"
+SKILL_FLEET_COMMIT = "0abb8e8a209f9a3a05e0162910cab159b64ecb70"
+SKILL_FLEET_LICENCE = "Apache-2.0"
+GEPA_ARTIFACT_COMMIT = "0a4d0e3fea13474f7b7b452b9fa26bc9884b8c7e"
+GEPA_ARTIFACT_LICENCE = "MIT (Copyright (c) 2025 Lakshya A Agrawal)"
+TOS_COMMIT = "6370a1ca84bc046f09bdcea4cd9c279bb0bccb4f"
+TOS_LICENCE = "MIT (Copyright (c) 2026 Tasos Yalanopoulos)"
+LANGCHAIN_ADAPTER_COMMIT = "2e9df38e4ef147af6e6583fb23a4caa3b9a17fa1"
+LANGCHAIN_ADAPTER_LICENCE = "MIT (Copyright (c) 2026 Bryon Kucharski)"
+REAL_WORLD_COMMIT = "470786aa7b8cb9d9e5aafdf67943916f5b220d65"
+REAL_WORLD_LICENCE = "MIT (the fork's LICENSE: Copyright (c) 2023 Stanford Future Data Systems)"
+ISSUE_LICENCE = "none stated (a GitHub issue, quoted as a test case)"
+
+
+def _github_url(repo: str, commit: str, path: str) -> str:
+    return f"https://github.com/{repo}/blob/{commit}/{path}"
+
+
 @dataclass(frozen=True)
 class PublicMetric:
     """One published metric and a tiny dataset for it.
@@ -60,6 +81,13 @@ class PublicMetric:
       "gepa_adapter"    AnyMathsAdapter(**init_kwargs).evaluate([data], candidate) with the model
                         call answered by the case's output, then make_reflective_dataset for feedback
       "langchain_eval"  eval_fn(data: dict, state={"messages": [<AI message with .content>]})
+
+    `function` may name an attribute of a class in the file ("gsm8k.metric_with_feedback" for a
+    staticmethod the published code hands to dspy.GEPA as `scenario.metric_with_feedback`).
+
+    `provides` is for code published as a pasted notebook cell or issue snippet, which uses names
+    that an earlier cell (or the poster's own code) defined: name -> "module" or "module:attr".
+    load_module sets them as the module's globals before it runs the file, which stays as published.
     """
 
     name: str
@@ -67,7 +95,7 @@ class PublicMetric:
     function: str  # the metric's name in `file`; for a class, the class (see init_kwargs)
     framework: str  # "dspy" or "gepa"
     returns: str  # "prediction", "float", "int", "bool", "float_or_prediction",
-    # "evaluation_result", "tuple", "evaluation_batch"
+    # "evaluation_result", "tuple", "evaluation_batch", "dict"
     needs_model: bool
     input_columns: tuple[str, ...]
     expected_columns: tuple[str, ...]
@@ -81,6 +109,7 @@ class PublicMetric:
     pred_name: str | None = None
     pred_names: tuple[str, ...] = ()  # every predictor name the published program has
     init_kwargs: dict[str, Any] = field(default_factory=dict)  # for a class in `function`
+    provides: dict[str, str] = field(default_factory=dict)  # names the published code leaves out
     notes: str = ""
 
 
@@ -376,6 +405,310 @@ def _langchain_case(key: str, reply: str) -> dict[str, Any]:
         "input": {"input": question},
         "output": reply,
         "expected": {"answer": answer, "solution": solution, "additional_context": {}},
+    }
+
+
+# --- stand-ins for what pasted code leaves out --------------------------------------------------
+
+
+def _last_message_text(state: Any) -> str:
+    """langchain_gepa_adapter.last_message_text, which the pair-sum notebook cell uses without
+    importing it (its cell 3 does). Copied from bryonkucharski/langchain-gepa-adapter
+    src/langchain_gepa_adapter/adapter.py at 2e9df38e (MIT, Copyright (c) 2026 Bryon Kucharski)."""
+    messages = state.get("messages") if isinstance(state, dict) else None
+    if not messages:
+        return ""
+    msg = messages[-1]
+    content = getattr(msg, "content", msg)
+    if isinstance(content, list):
+        return "".join(
+            part.get("text", "") if isinstance(part, dict) else str(part) for part in content
+        )
+    return str(content)
+
+
+class _SqlJudgeStandIn:
+    """Stands in for the `Judge` of stanfordnlp/dspy issue #8846, which the thread does not show:
+    `Judge(region, profile).compute(gold_sql, pred_sql, explain=True)` -> (score out of 9,
+    explanation). The real one asks a model; this one scores the overlap of the two queries'
+    lower-cased tokens, so the cases give the same answer every time."""
+
+    def __init__(self, region: str, profile: str):
+        self.region = region
+        self.profile = profile
+
+    def compute(self, gold_sql: str, pred_sql: str, explain: bool = False):
+        gold = set(gold_sql.lower().replace(",", " ").replace(";", " ").split())
+        pred = set(pred_sql.lower().replace(",", " ").replace(";", " ").split())
+        score = round(9 * len(gold & pred) / len(gold | pred)) if gold | pred else 0
+        missing = " ".join(sorted(gold - pred)) or "nothing"
+        explanation = f"Tokens of the reference query missing from yours: {missing}."
+        return (score, explanation) if explain else score
+
+
+# --- data for the other sources ------------------------------------------------------------------
+
+
+def _helm_gsm8k_case(key: str, reply: str) -> dict[str, Any]:
+    question, solution, answer = _GSM8K[key]
+    return {
+        "input": {"inputs": f"Q: {question}\nA:"},  # gsm8k.make_prompt
+        "output": reply,
+        "expected": {"output": answer, "solution": solution},
+    }
+
+
+def _mmlu_pro_prompt(question: str, options: list[str]) -> str:
+    """The prompt mmlu_pro.make_prompt builds (chain of thought, ten options A-J)."""
+    choices = "\n".join(
+        f"{label}. {option}" for label, option in zip("ABCDEFGHIJ", options, strict=True)
+    )
+    return (
+        f"What is the correct answer to this question: {question} \n\nChoices:\n{choices} \n"
+        "Let’s think step by step. Based on your reasoning, what is the single, most likely "
+        'answer choice? Format your response as follows: "The correct answer is (insert answer '
+        'here)". \n\nIn your response, replace "insert answer here" with the single uppercase '
+        "letter corresponding to your answer."
+    )
+
+
+_MMLU_DERIVATIVE = _mmlu_pro_prompt(
+    "What is the derivative of f(x) = x^3 - 4x with respect to x?",
+    ["x^2 - 4", "3x - 4", "3x^2 - 4", "3x^2 - 4x", "x^3", "3x^3 - 4", "3x^2", "x^2", "4", "-4"],
+)
+_MMLU_CAPITAL = _mmlu_pro_prompt(
+    "Which city is the capital of Australia?",
+    [
+        "Sydney",
+        "Melbourne",
+        "Perth",
+        "Canberra",
+        "Brisbane",
+        "Adelaide",
+        "Hobart",
+        "Darwin",
+        "Auckland",
+        "Wellington",
+    ],
+)
+
+
+def _medec_note(*sentences: str) -> dict[str, Any]:
+    """medec.make_prompt over a clinical note with one sentence (and its ID) per line."""
+    note = "\n".join(f"{i} {sentence}" for i, sentence in enumerate(sentences))
+    return {
+        "inputs": "The following is a medical narrative about a patient. You are a skilled "
+        "medical doctor reviewing the clinical text. The text is either correct or contains one "
+        "error. The text has a sentence per line. Each line starts with the sentence ID, followed "
+        "by a space character then the sentence to check. Check every sentence of the text. If "
+        "the text is correct return the following output: CORRECT. If the text has a medical "
+        "error, return the sentence ID of the sentence containing the error, followed by a space, "
+        f"and a corrected version of the sentence.\n\nClinical Note: {note}\n\nAnswer:"
+    }
+
+
+_MEDEC_CORRECT = _medec_note(
+    "A 34-year-old woman presents with a sore throat and fever for three days.",
+    "Examination shows tonsillar exudates and tender anterior cervical lymph nodes.",
+    "A rapid antigen test is positive for group A streptococcus.",
+    "Amoxicillin was prescribed for the streptococcal pharyngitis.",
+)
+_MEDEC_ERROR = _medec_note(
+    "A 12-year-old boy presents with polyuria, polydipsia and weight loss.",
+    "His fasting glucose is 310 mg/dL and urine ketones are positive.",
+    "He has no family history of diabetes.",
+    "Islet autoantibodies are positive.",
+    "The patient was diagnosed with type 2 diabetes mellitus.",
+)
+_MEDEC_FIX = "4 The patient was diagnosed with type 1 diabetes mellitus."
+
+_SKILL_REQUEST = (
+    "Create a skill that teaches an agent to write asynchronous Python with asyncio: tasks, "
+    "gather, timeouts and cancellation."
+)
+_SKILL_OUTLINE = (
+    "1. Overview\n2. When to Use\n3. Quick Start\n4. Core Patterns: tasks, gather, timeouts\n"
+    "5. Key Insight: never block the event loop"
+)
+
+
+def _skill_case(output: dict[str, Any], path: str = "python/async") -> dict[str, Any]:
+    return {
+        "input": {"task_description": _SKILL_REQUEST},
+        "output": output,
+        "expected": {"expected_taxonomy_path": path},
+    }
+
+
+_SKILL_FLEET_CASES: tuple[dict[str, Any], ...] = (
+    _skill_case(  # every check passes
+        {
+            "name": "python-asyncio-patterns",
+            "domain": "technical",
+            "category": "python",
+            "target_level": "intermediate",
+            "skill_style": "comprehensive",
+            "topics": ["asyncio.create_task", "asyncio.gather", "timeouts", "cancellation"],
+            "description": "Write correct asynchronous Python with asyncio, from creating tasks "
+            "to handling timeouts and cancellation safely.",
+            "outline": _SKILL_OUTLINE,
+        }
+    ),
+    _skill_case(  # category mismatch, two topics, outline missing two sections
+        {
+            "name": "async-io",
+            "domain": "technical",
+            "category": "devops",
+            "target_level": "beginner",
+            "skill_style": "minimal",
+            "topics": ["asyncio", "gather"],
+            "description": "Use asyncio to run coroutines concurrently in Python programs today.",
+            "outline": "1. Overview\n2. Quick Start",
+        }
+    ),
+    _skill_case(  # only a name and a short description
+        {"name": "asyncio", "description": "Async Python."}
+    ),
+    _skill_case(  # fields present but empty
+        {
+            "name": "",
+            "domain": "",
+            "category": "",
+            "target_level": "",
+            "skill_style": "",
+            "topics": [],
+            "description": "",
+            "outline": "",
+        },
+        path="python/testing",
+    ),
+    _skill_case(  # good answer filed under another category path
+        {
+            "name": "pytest-async-fixtures",
+            "domain": "technical",
+            "category": "testing",
+            "target_level": "advanced",
+            "skill_style": "comprehensive",
+            "topics": ["pytest-asyncio", "event loop fixtures", "async mocks", "timeouts"],
+            "description": "Test asyncio code with pytest: event loop fixtures, async mocks and "
+            "timeouts, with examples for each of them.",
+            "outline": _SKILL_OUTLINE,
+        },
+        path="python/testing",
+    ),
+)
+
+
+def _hover_case(claim: str, gold: list[str], found: list[str]) -> dict[str, Any]:
+    return {
+        "input": {"claim": claim},
+        "output": {"retrieved_docs": [f"{title} | {title} is ..." for title in found]},
+        "expected": {
+            "supporting_facts": [{"key": title, "value": 0} for title in gold],
+            "label": 1,
+        },
+    }
+
+
+_ORTON_CLAIM = (
+    "The author of the 1960s unproduced script written for The Beatles, Up Against It, and "
+    "Bernard-Marie Koltès are both playwrights."
+)
+_ORTON_GOLD = ["Up Against It", "Joe Orton", "Bernard-Marie Koltès"]
+_FINCHER_CLAIM = (
+    "The director of Fight Club also directed a film starring Jesse Eisenberg as a Harvard student."
+)
+_FINCHER_GOLD = ["Fight Club", "David Fincher", "The Social Network"]
+
+_UNFAIR_ARBITRATION = (
+    "Any dispute arising out of or relating to these Terms shall be resolved exclusively by "
+    "binding arbitration in San Francisco, California, and you waive any right to participate in "
+    "a class action."
+)
+_UNFAIR_CHANGES = (
+    "We may modify, suspend or terminate the Service or these Terms at any time and for any "
+    "reason, without notice to you, and your continued use of the Service after such changes "
+    "constitutes your acceptance of them. We are not responsible for any loss of content, data "
+    "or revenue that results from such modification, suspension or termination, whether or not "
+    "we were advised of the possibility of such loss, to the fullest extent permitted by law."
+)
+_FAIR_CONTACT = (
+    "If you have any questions about these Terms, please contact us at help@example.com."
+)
+_FAIR_AGE = "You must be at least 13 years old to create an account and use the Service."
+
+
+def _tos_case(text: str, label: str, output: str) -> dict[str, Any]:
+    return {"input": {"text": text}, "output": output, "expected": {"label": label}}
+
+
+_TOS_CASES: tuple[dict[str, Any], ...] = (
+    _tos_case(_UNFAIR_ARBITRATION, "unfair", "unfair"),  # right
+    _tos_case(_UNFAIR_ARBITRATION, "unfair", "fair"),  # missed violation
+    _tos_case(_FAIR_CONTACT, "fair", "unfair"),  # over-flagged
+    _tos_case(_FAIR_AGE, "fair", "fair"),  # right
+    _tos_case(_UNFAIR_CHANGES, "unfair", "Unfair"),  # label case matters; clause cut to 300
+    _tos_case(_FAIR_AGE, "fair", ""),  # no label
+)
+
+
+def _pair_case(nums: list[int], reply: str) -> dict[str, Any]:
+    sums = [nums[i] + nums[i + 1] for i in range(0, len(nums), 2)]
+    product = 1
+    for value in sums:
+        product *= value
+    return {
+        "input": {"input": f"Numbers: {', '.join(map(str, nums))}"},
+        "output": reply,
+        "expected": {
+            "answer": str(product),
+            "additional_context": {"nums": nums, "sums": sums},
+        },
+    }
+
+
+_HARD_PAIRS = [2, 3, 1, 1, 4, 6, 8, 1, 5, 5, 9, 14]  # sums 5, 2, 10, 9, 10, 23 -> 207000
+
+
+def _arith_case(expression: str, answer: int, reply: str) -> dict[str, Any]:
+    return {
+        "input": {"input": f"Compute: {expression}"},
+        "output": reply,
+        "expected": {
+            "answer": str(answer),
+            "expression": expression,
+            "additional_context": {"expression": expression},
+        },
+    }
+
+
+_INVOICE_TEXT = "Vendor: ACME Corp\nDate: 2024/03/05\nAmount: ¥7,890\nCurrency: ¥"
+_INVOICE_GOLD = {"vendor": "ACME Corp", "date": "2024-03-05", "amount": 7890.0, "currency": "JPY"}
+
+
+def _invoice_case(vendor: str, date: str, amount: str, currency: str) -> dict[str, Any]:
+    return {
+        "input": {"text": _INVOICE_TEXT},
+        "output": {"vendor": vendor, "date": date, "amount": amount, "currency": currency},
+        "expected": dict(_INVOICE_GOLD),
+    }
+
+
+def _colour_case(question: str, answer: str, reply: str) -> dict[str, Any]:
+    return {"input": {"question": question}, "output": reply, "expected": {"answer": answer}}
+
+
+_SKY = "晴れた日の空は何色？"  # What colour is the sky on a clear day?
+_BANANA = "熟したバナナは何色？"  # What colour is a ripe banana?
+
+_SQL_GOLD = "SELECT name, total FROM orders WHERE status = 'shipped' ORDER BY total DESC LIMIT 5"
+
+
+def _sql_case(reply: str) -> dict[str, Any]:
+    return {
+        "input": {"question": "Which five shipped orders have the largest totals?"},
+        "output": reply,
+        "expected": {"sql": _SQL_GOLD},
     }
 
 
@@ -905,6 +1238,459 @@ METRICS: list[PublicMetric] = [
             "math_metric(dspy.Example, dspy.Prediction) and returns (score, feedback)."
         ),
     ),
+    PublicMetric(
+        name="dspy_helm_gsm8k",
+        file=HERE / "dspy_helm_gsm8k.py",
+        function="gsm8k.metric_with_feedback",
+        framework="dspy",
+        returns="prediction",
+        needs_model=False,
+        input_columns=("inputs",),
+        expected_columns=("output", "solution"),
+        output_field="output",
+        call_style="dspy",
+        source=_github_url("StanfordMIMI/dspy-helm", HELM_COMMIT, "scenarios.py"),
+        licence=HELM_LICENCE,
+        cases=(
+            _helm_gsm8k_case(
+                "natalia", "In May she sold 48 / 2 = 24 clips, so 48 + 24 = 72. The answer is 72."
+            ),
+            _helm_gsm8k_case(
+                "weng", "She earns 12 / 60 = 0.2 dollars a minute, so she earned $10."
+            ),
+            _helm_gsm8k_case(
+                "betty",
+                "She has 50, her parents give 15 and her grandparents 15. The answer is 20.",
+            ),
+            _helm_gsm8k_case("james", "3 * 2 * 2 * 52 = 624. The answer is 624 pages a year."),
+            _helm_gsm8k_case("julie", "She should read 42 pages tomorrow, 35% of the book."),
+            _helm_gsm8k_case("betty", "Betty still needs five more dollars."),
+        ),
+        pred_name="predict",
+        pred_names=("predict",),
+        notes=(
+            "The gold answer and the program's output share the name `output`: "
+            "gold.output is the number, pred.output the model's text. The predicted number is "
+            "the one after 'The answer is', else the LAST integer in the text; scored with "
+            "dspy's answer_exact_match (a bool). The metric writes `answer` into both the "
+            "example and the prediction. `solution` is GSM8K's full answer text."
+        ),
+    ),
+    PublicMetric(
+        name="dspy_helm_mmlu_pro",
+        file=HERE / "dspy_helm_mmlu_pro.py",
+        function="mmlu_pro.metric_with_feedback",
+        framework="dspy",
+        returns="prediction",
+        needs_model=False,
+        input_columns=("inputs",),
+        expected_columns=("output",),
+        output_field="output",
+        call_style="dspy",
+        source=_github_url("StanfordMIMI/dspy-helm", HELM_COMMIT, "scenarios.py"),
+        licence=HELM_LICENCE,
+        cases=(
+            {
+                "input": {"inputs": _MMLU_DERIVATIVE},
+                "output": "The power rule gives 3x^2 - 4. The correct answer is (C).",
+                "expected": {"output": "C"},
+            },
+            {
+                "input": {"inputs": _MMLU_DERIVATIVE},
+                "output": "d/dx x^3 = 3x^2 and d/dx 4x = 4. The correct answer is (C).",
+                "expected": {"output": "C"},
+            },
+            {
+                "input": {"inputs": _MMLU_DERIVATIVE},
+                "output": "Option A forgets the power rule. The correct answer is (C).",
+                "expected": {"output": "C"},
+            },
+            {
+                "input": {"inputs": _MMLU_CAPITAL},
+                "output": "The correct answer is (D)",
+                "expected": {"output": "d "},
+            },
+            {
+                "input": {"inputs": _MMLU_CAPITAL},
+                "output": "Sydney is the largest city. The correct answer is (A).",
+                "expected": {"output": "D"},
+            },
+            {
+                "input": {"inputs": _MMLU_CAPITAL},
+                "output": "I am not sure.",
+                "expected": {"output": "D"},
+            },
+        ),
+        pred_name="predict",
+        pred_names=("predict",),
+        notes=(
+            "The predicted letter is the FIRST standalone letter A-J in the upper-cased output "
+            "(so 'Option A ...', 'I am ...' and 'd/dx' are read as A, I and D), not the one "
+            "after 'The correct answer is'. The gold letter is stripped and upper-cased."
+        ),
+    ),
+    PublicMetric(
+        name="dspy_helm_medec",
+        file=HERE / "dspy_helm_medec.py",
+        function="medec.metric_with_feedback",
+        framework="dspy",
+        returns="prediction",
+        needs_model=False,
+        input_columns=("inputs",),
+        expected_columns=("output",),
+        output_field="output",
+        call_style="dspy",
+        source=_github_url("StanfordMIMI/dspy-helm", HELM_COMMIT, "scenarios.py"),
+        licence=HELM_LICENCE,
+        cases=(
+            {"input": _MEDEC_CORRECT, "output": "CORRECT", "expected": {"output": "CORRECT"}},
+            {
+                "input": _MEDEC_CORRECT,
+                "output": "3 Penicillin V was prescribed for the streptococcal pharyngitis.",
+                "expected": {"output": "CORRECT"},
+            },
+            {
+                "input": _MEDEC_ERROR,
+                "output": "4 the patient was diagnosed with Type 1 diabetes mellitus",
+                "expected": {"output": _MEDEC_FIX},
+            },
+            {"input": _MEDEC_ERROR, "output": "CORRECT", "expected": {"output": _MEDEC_FIX}},
+            {
+                "input": _MEDEC_ERROR,
+                "output": "4 The patient was diagnosed with type 1 diabetes.",
+                "expected": {"output": _MEDEC_FIX},
+            },
+        ),
+        pred_name="predict",
+        pred_names=("predict",),
+        notes=(
+            "Exact match after dspy's normalisation (case, punctuation, articles, spaces); the "
+            "feedback has four branches: right or wrong, on a correct note or on one with an error."
+        ),
+    ),
+    PublicMetric(
+        name="skill_fleet_gepa_composite_metric",
+        file=HERE / "skill_fleet_gepa_metrics.py",
+        function="gepa_composite_metric",
+        framework="dspy",
+        returns="dict",
+        needs_model=False,
+        input_columns=("task_description",),
+        expected_columns=("expected_taxonomy_path",),
+        output_field=None,
+        call_style="dspy",
+        source=_github_url(
+            "Qredence/skill-fleet",
+            SKILL_FLEET_COMMIT,
+            "src/skill_fleet/core/dspy/metrics/gepa_reflection.py",
+        ),
+        licence=SKILL_FLEET_LICENCE,
+        cases=_SKILL_FLEET_CASES,
+        pred_name="gather.predict",
+        pred_names=("gather.predict",),
+        notes=(
+            "Returns a plain dict {'score', 'feedback'}, not a dspy.Prediction: 0.7 x the quality "
+            "checks + 0.3 x the semantic checks. Reads only the prediction's fields and the "
+            "example's expected_taxonomy_path; `topics` is a list. The feedback has emoji."
+        ),
+    ),
+    PublicMetric(
+        name="skill_fleet_gepa_semantic_match_metric",
+        file=HERE / "skill_fleet_gepa_metrics.py",
+        function="gepa_semantic_match_metric",
+        framework="dspy",
+        returns="dict",
+        needs_model=False,
+        input_columns=("task_description",),
+        expected_columns=("expected_taxonomy_path",),
+        output_field=None,
+        call_style="dspy",
+        source=_github_url(
+            "Qredence/skill-fleet",
+            SKILL_FLEET_COMMIT,
+            "src/skill_fleet/core/dspy/metrics/gepa_reflection.py",
+        ),
+        licence=SKILL_FLEET_LICENCE,
+        cases=_SKILL_FLEET_CASES,
+        pred_name="gather.predict",
+        pred_names=("gather.predict",),
+        notes=(
+            "Same file as skill_fleet_gepa_composite_metric. Ignores the gold example: 0.25 each "
+            "for a name, a description over 20 characters and an outline or topics field "
+            "(present, even empty), so the score tops out at 0.75."
+        ),
+    ),
+    PublicMetric(
+        name="gepa_artifact_hover_retrieval",
+        file=HERE / "gepa_artifact_hover_retrieval.py",
+        function="discrete_retrieval_eval_with_feedback",
+        framework="dspy",
+        returns="prediction",
+        needs_model=False,
+        input_columns=("claim",),
+        expected_columns=("supporting_facts", "label"),
+        output_field=None,
+        call_style="dspy",
+        source=_github_url(
+            "gepa-ai/gepa-artifact",
+            GEPA_ARTIFACT_COMMIT,
+            "gepa_artifact/benchmarks/hover/hover_utils.py",
+        ),
+        licence=GEPA_ARTIFACT_LICENCE,
+        cases=(
+            _hover_case(_ORTON_CLAIM, _ORTON_GOLD, _ORTON_GOLD),
+            _hover_case(_ORTON_CLAIM, _ORTON_GOLD, ["Up Against It", "Joe Orton", "The Beatles"]),
+            _hover_case(
+                _FINCHER_CLAIM,
+                _FINCHER_GOLD,
+                ["fight club", "David Fincher", "Social Network", "Jesse Eisenberg"],
+            ),
+            _hover_case(_FINCHER_CLAIM, _FINCHER_GOLD, ["Brad Pitt", "Edward Norton"]),
+            _hover_case(
+                _FINCHER_CLAIM,
+                _FINCHER_GOLD,
+                ["Jesse Eisenberg", "Fight Club", "The Social Network", "David Fincher"],
+            ),
+        ),
+        notes=(
+            "Three parameters (no pred_name). The score is a bool: every gold title (the `key` "
+            "of each supporting fact) among the retrieved titles (the text before ' | '), both "
+            "normalised by dspy's normalize_text (so 'The Social Network' matches 'Social "
+            "Network'). The feedback prints Python sets, whose order can differ between processes."
+        ),
+    ),
+    PublicMetric(
+        name="gepa_artifact_aime_metric_with_feedback",
+        file=HERE / "gepa_artifact_aime_metric_with_feedback.py",
+        function="metric_with_feedback",
+        framework="dspy",
+        returns="prediction",
+        needs_model=False,
+        input_columns=("problem",),
+        expected_columns=("answer", "solution"),
+        output_field="answer",
+        call_style="dspy",
+        source=_github_url(
+            "gepa-ai/gepa-artifact",
+            GEPA_ARTIFACT_COMMIT,
+            "gepa_artifact/benchmarks/AIME/__init__.py",
+        ),
+        licence=GEPA_ARTIFACT_LICENCE,
+        cases=_aime_cases("problem"),
+        notes=(
+            "The paper artifact's version of the AIME metric: three parameters (no pred_name), "
+            "an int score inside dspy.Prediction; the file also holds the plain `metric`."
+        ),
+    ),
+    PublicMetric(
+        name="tos_fairness_metric",
+        file=HERE / "tos_fairness_metrics.py",
+        function="fairness_metric",
+        framework="dspy",
+        returns="prediction",
+        needs_model=False,
+        input_columns=("text",),
+        expected_columns=("label",),
+        output_field="label",
+        call_style="dspy",
+        source=_github_url("anastasiosyal/dspy-gepa-optimizer", TOS_COMMIT, "metric.py"),
+        licence=TOS_LICENCE,
+        cases=_TOS_CASES,
+        pred_name="classify.predict",
+        pred_names=("classify.predict",),
+        notes=(
+            "Exact, case-sensitive label match; the feedback quotes the first 300 characters of "
+            "the clause. The file holds this metric and fairness_metric_recall."
+        ),
+    ),
+    PublicMetric(
+        name="tos_fairness_metric_recall",
+        file=HERE / "tos_fairness_metrics.py",
+        function="fairness_metric_recall",
+        framework="dspy",
+        returns="prediction",
+        needs_model=False,
+        input_columns=("text",),
+        expected_columns=("label",),
+        output_field="label",
+        call_style="dspy",
+        source=_github_url("anastasiosyal/dspy-gepa-optimizer", TOS_COMMIT, "metric.py"),
+        licence=TOS_LICENCE,
+        cases=_TOS_CASES,
+        pred_name="classify.predict",
+        pred_names=("classify.predict",),
+        notes=(
+            "Same file as tos_fairness_metric. Three scores: 1.0 right, 0.0 a missed unfair "
+            "clause, 0.5 any other wrong label (including an empty one for a fair clause)."
+        ),
+    ),
+    PublicMetric(
+        name="langchain_pair_sum_product",
+        file=HERE / "langchain_pair_sum_product.py",
+        function="evaluate_response",
+        framework="gepa",
+        returns="tuple",
+        needs_model=False,
+        input_columns=("input",),
+        expected_columns=("answer", "additional_context"),
+        output_field=None,
+        call_style="langchain_eval",
+        source=_github_url(
+            "bryonkucharski/langchain-gepa-adapter",
+            LANGCHAIN_ADAPTER_COMMIT,
+            "notebooks/pair_sum_product_walkthrough.ipynb",
+        ),
+        licence=LANGCHAIN_ADAPTER_LICENCE,
+        cases=(
+            _pair_case(
+                [3, 5, 2, 4], "Add pairs: 3+5=8, 2+4=6\nMultiply: 8*6=48\n<answer>48</answer>"
+            ),
+            _pair_case([3, 5, 2, 4], "Add pairs: 8, 6. Multiply: 48"),
+            _pair_case([7, 12, 4, 9, 1, 1], "19 * 13 * 2\n<answer> 484 </answer>"),
+            _pair_case(_HARD_PAIRS, "5*2*10*9*10*23 = 207,000\n<answer>207,000</answer>"),
+            _pair_case(_HARD_PAIRS, "<answer>207000</answer>"),
+            _pair_case([7, 12, 4, 9, 1, 1], "<answer>494</answer> (19 x 13 x 2)"),
+        ),
+        provides={"re": "re", "last_message_text": f"{__name__}:_last_message_text"},
+        notes=(
+            "A notebook cell pasted alone: it uses `re` and `last_message_text` without "
+            "importing them, and is indented with two spaces. The answer is the first "
+            "<answer>...</answer> token (no spaces inside), compared as a string: '207,000' "
+            "is wrong. `additional_context` holds the numbers and their pair sums."
+        ),
+    ),
+    PublicMetric(
+        name="langchain_big_number_arithmetic",
+        file=HERE / "langchain_big_number_arithmetic.py",
+        function="evaluate_response",
+        framework="gepa",
+        returns="tuple",
+        needs_model=False,
+        input_columns=("input",),
+        expected_columns=("answer", "expression", "additional_context"),
+        output_field=None,
+        call_style="langchain_eval",
+        source=_github_url(
+            "bryonkucharski/langchain-gepa-adapter",
+            LANGCHAIN_ADAPTER_COMMIT,
+            "examples/big_number_arithmetic.py",
+        ),
+        licence=LANGCHAIN_ADAPTER_LICENCE,
+        cases=(
+            _arith_case(
+                "384729 * 192847 + 8273",
+                74193841736,
+                "384729 * 192847 = 74193833463\n74193833463 + 8273 = 74193841736\n74193841736",
+            ),
+            _arith_case("384729 * 192847 + 8273", 74193841736, "The result is 74,193,841,736."),
+            _arith_case("918273645 - 123456789 * 7", 54076122, "I cannot compute that exactly."),
+            _arith_case("55501 * 77 - 9999999", -5726422, "4273577 - 9999999 = -5726422"),
+            _arith_case("102938 + 564738 * 19 - 88", 10832872, "Final answer:\n10832782"),
+        ),
+        notes=(
+            "The answer is the LAST integer in the reply ('74,193,841,736' is read as 736). "
+            "The feedback adds a trace of calculator tool calls, read from the messages' "
+            "`tool_calls`; call_original's single AI message has none, so every feedback for a "
+            "wrong answer ends '(No calculator calls were made.)'."
+        ),
+    ),
+    PublicMetric(
+        name="realworld_invoice_metric",
+        file=HERE / "realworld_invoice_metric.py",
+        function="invoice_metric_with_feedback",
+        framework="dspy",
+        returns="float_or_prediction",
+        needs_model=False,
+        input_columns=("text",),
+        expected_columns=("vendor", "date", "amount", "currency"),
+        output_field=None,
+        call_style="dspy",
+        source=_github_url(
+            "hironow/dspy", REAL_WORLD_COMMIT, "real_world/simple_gepa_structured_invoice.py"
+        ),
+        licence=REAL_WORLD_LICENCE,
+        cases=(
+            _invoice_case("ACME Corp", "2024-03-05", "7890", "JPY"),
+            _invoice_case("ACME Corp", "2024/03/05", "7890", "¥"),
+            _invoice_case("acme corp", "2024-03-05", "7,890", "JPY"),
+            _invoice_case("Acme Corporation", "2024-03-05", "7890.0", "USD"),
+            _invoice_case("", "", "", ""),
+        ),
+        pred_name="normalize",
+        pred_names=("extract", "normalize"),
+        notes=(
+            "A float when pred_name and pred_trace are None (dspy.Evaluate), "
+            "dspy.Prediction(score, feedback) otherwise, with advice for the `extract` or the "
+            "`normalize` predictor (any other name gets a generic line). Starts at 1.0 and "
+            "deducts per field; `amount` is compared as a number within 0.01."
+        ),
+    ),
+    PublicMetric(
+        name="realworld_qa_task_metric",
+        file=HERE / "realworld_qa_task_metric.py",
+        function="qa_metric_task_specific",
+        framework="dspy",
+        returns="float_or_prediction",
+        needs_model=False,
+        input_columns=("question",),
+        expected_columns=("answer",),
+        output_field="answer",
+        call_style="dspy",
+        source=_github_url(
+            "hironow/dspy", REAL_WORLD_COMMIT, "real_world/simple_gepa_task_metric.py"
+        ),
+        licence=REAL_WORLD_LICENCE,
+        cases=(
+            _colour_case(_SKY, "青", "青"),  # exact
+            _colour_case(_SKY, "青", "ブルー"),  # synonym
+            _colour_case(_SKY, "青", "空は青いです"),  # right idea, a sentence
+            _colour_case(_SKY, "青", "赤"),  # one character off: 'near miss' partial credit
+            _colour_case(_BANANA, "黄色", "yellow color"),  # two words, not in the synonym map
+            _colour_case(_BANANA, "黄色", ""),  # no answer
+        ),
+        pred_name="predict",
+        pred_names=("rewrite", "predict"),
+        notes=(
+            "0.8 x correctness (synonym map for 青 and 黄色; edit distance <= 1 scores 0.6, so "
+            "any other one-character colour gets partial credit) + 0.2 x brevity (no space, <= 5 "
+            "characters). A float when pred_name and pred_trace are None, else dspy.Prediction."
+        ),
+    ),
+    PublicMetric(
+        name="dspy_issue_8846_sql_judge",
+        file=HERE / "dspy_issue_8846_sql_judge.py",
+        function="metric_with_feedback",
+        framework="dspy",
+        returns="prediction",
+        needs_model=True,
+        input_columns=("question",),
+        expected_columns=("sql",),
+        output_field="sql",
+        call_style="dspy",
+        source="https://github.com/stanfordnlp/dspy/issues/8846",
+        licence=ISSUE_LICENCE,
+        cases=(
+            _sql_case(_SQL_GOLD),
+            _sql_case(
+                "select name, total\nfrom orders\nwhere status = 'shipped'\n"
+                "order by total desc\nlimit 5;"
+            ),
+            _sql_case("SELECT name, total FROM orders ORDER BY total DESC LIMIT 5"),
+            _sql_case("SELECT * FROM customers"),
+        ),
+        provides={
+            "logging": "logging",
+            "dspy": "dspy",
+            "Judge": f"{__name__}:_SqlJudgeStandIn",
+        },
+        notes=(
+            "A snippet from an issue thread: uses `logging`, `dspy` and the poster's `Judge` "
+            "without importing or defining them. The real Judge asks a model for a grade out of "
+            "9; call_original supplies a deterministic stand-in (token overlap x 9), so the "
+            "scores here are the stand-in's. The thread does not show the program, so no "
+            "pred_name is passed; the metric only logs it. Gold and prediction share `sql`."
+        ),
+    ),
 ]
 
 BY_NAME: dict[str, PublicMetric] = {m.name: m for m in METRICS}
@@ -922,15 +1708,26 @@ def load_module(entry: PublicMetric) -> ModuleType:
         spec = importlib.util.spec_from_file_location(module_name, entry.file)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
+        for name, target in entry.provides.items():
+            setattr(module, name, _resolve(target))
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
         _MODULES[entry.file] = module
     return _MODULES[entry.file]
 
 
+def _resolve(target: str) -> Any:
+    """ "module" or "module:attr" -> the module or its attribute."""
+    module_name, _, attr = target.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, attr) if attr else module
+
+
 def load_original(entry: PublicMetric) -> Any:
     """The metric function, or for a class an instance built from `init_kwargs`."""
-    obj = getattr(load_module(entry), entry.function)
+    obj: Any = load_module(entry)
+    for part in entry.function.split("."):
+        obj = getattr(obj, part)
     if inspect.isclass(obj):
         return obj(**entry.init_kwargs)
     return obj

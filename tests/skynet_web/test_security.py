@@ -178,6 +178,8 @@ OWNED = {
     "metrics:detail": ("get", "/en/metrics/{m}/"),
     "metrics:save": ("post", "/en/metrics/{m}/save/"),
     "metrics:diagnostics": ("post", "/en/metrics/{m}/diagnostics/"),
+    "metrics:add_imports": ("post", "/en/metrics/{m}/add-imports/"),
+    "metrics:files_upload": ("post", "/en/metrics/{m}/files/upload/"),
     "metrics:convert": ("get", "/en/metrics/{m}/convert/"),
     "metrics:versions": ("get", "/en/metrics/{m}/versions/"),
     "metrics:version": ("get", "/en/metrics/{m}/versions/1/"),

@@ -41,7 +41,9 @@ GROWN = {"auth_permission"}
 # them (appended at the end of each row): the old values are kept as they were.
 WIDENED = {
     "evaluations_evaluation": (0, 0),  # claim, lost
-    "metrics_app_check": (None,),  # draft_parts
+    "evaluations_evaluationcase": (None,),  # predictor_feedback
+    "metrics_app_check": (None, None),  # draft_parts, files
+    "metrics_app_metricversion": (None,),  # files
     # stored_bytes, counted by the migration from the snapshot's one dataset: its 16-byte
     # file, and its rows', preview's and row numbers' JSON (28 + 14 + 6 bytes).
     "submissions_dataset": (64,),

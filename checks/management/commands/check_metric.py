@@ -160,6 +160,9 @@ def public_report(rendered: dict) -> dict:
         "failed_stage": rendered["failed_stage"],
         "sandbox_mode": rendered.get("sandbox_mode"),
         "layers": list(rendered.get("layers") or []),
+        # What a failed metric.py looks like, and whether Convert would change it.
+        "looks_like": rendered.get("looks_like"),
+        "looks_like_message": rendered.get("looks_like_message") or "",
         "stages": [
             {
                 "id": s["id"],
@@ -209,6 +212,9 @@ def text_report(rendered: dict) -> str:
             line += f" — {stage['message']}"
         lines.append(line)
         lines.extend(f"      • {detail}" for detail in stage["details"])
+    if rendered.get("looks_like_message"):
+        lines.append("")
+        lines.append(f"  {rendered['looks_like_message']}")
     lines.append("")
     lines.append(_("Cases"))
     for case in rendered["cases"]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from skynet_client import project
+from skynet_client import helpers, project
 from skynet_client.commands.common import add_reports, api, read_text
-from skynet_client.exits import FAILED, PASSED
+from skynet_client.exits import FAILED, PASSED, USAGE, Stop
 from skynet_client.reports import annotations, junit, of_check, summary
 from skynet_client.waiting import wait_for_check
 from skynet_client.words import _
@@ -41,12 +42,27 @@ def add(commands, common) -> None:
     parser.add_argument(
         "--cases", metavar="FILE", help="three sample cases as JSON Lines (else the defaults)"
     )
+    parser.add_argument(
+        "--with",
+        dest="helpers",
+        action="append",
+        metavar="PATH",
+        help="a helper module METRIC imports, sent beside it (repeatable): a folder adds "
+        "its .py files by their paths from its parent (--with src/ gives "
+        "src/evaluation.py), a .py file its path from METRIC's folder",
+    )
     parser.add_argument("--reflection-model", default="", help="a model id of the server's")
     parser.add_argument("--metric-model", default="", help="a model id of the server's")
     parser.add_argument(
         "--timeout",
         type=seconds,
         help="seconds per call, 1 to 600 (default 60)",
+    )
+    parser.add_argument(
+        "--add-imports",
+        action="store_true",
+        help="first add to METRIC the imports of the names it uses but never imports "
+        "(as the playground's Add the missing imports does)",
     )
     add_reports(parser)
     project.add_option(parser)
@@ -64,12 +80,31 @@ def run(args, output) -> int:
     }
     if args.cases:
         body["cases_jsonl"] = read_text(args.cases, _("The cases file"))
+    if args.helpers:
+        body["files"] = helpers.collect(args.helpers, args.metric)
     with api(args) as client:
+        if args.add_imports:
+            body["source"] = add_imports(client, args.metric, body["source"], output)
         check = client.post("/checks", body)
         check = wait_for_check(client, check, output, cancel=args.cancel_on_interrupt)
-    report(check, output)
+    report(check, output, metric=args.metric)
     ci_reports(check, args)
     return PASSED if check["passed"] else FAILED
+
+
+def add_imports(client, path: str, source: str, output) -> str:
+    """METRIC with the server's import lines added, written back to the file when any
+    were; what was done is said on stderr in the server's words."""
+    fixed = client.post("/metrics/add-imports", {"source": source})
+    if fixed["added"]:
+        try:
+            Path(path).write_text(fixed["source"], encoding="utf-8")
+        except OSError as error:
+            raise Stop(
+                USAGE, _("Cannot write {file}: {error}").format(file=path, error=error)
+            ) from None
+    output.note(fixed["message"])
+    return fixed["source"]
 
 
 def ci_reports(check: dict, args) -> None:
@@ -86,7 +121,7 @@ def first_line(check: dict) -> str:
     return _("PASSED") if check["passed"] else f"{_('FAILED')}  {check['message']}"
 
 
-def report(check: dict, output) -> None:
+def report(check: dict, output, *, metric: str = "metric.py") -> None:
     output.document(check)
     mark = _("PASSED") if check["passed"] else _("FAILED")
     result = check.get("result") or {}
@@ -103,6 +138,18 @@ def report(check: dict, output) -> None:
     for stage in result.get("stages", []):
         said = f": {stage['message']}" if stage.get("message") else ""
         output.line(f"  {stage['status_label']:<10} {stage['name']}{said}")
+        for detail in stage.get("details") or []:
+            output.line(f"      {detail}")
+        if stage.get("add_imports_label"):
+            # The playground's one-click fix; here, the option that does the same.
+            fix = f"{stage['add_imports_label']}: --add-imports"
+            output.line("      " + _("fix: {text}").format(text=fix))
+    if result.get("looks_like_message"):
+        # What the file looks like, and Convert where it would change it.
+        output.line(f"  {result['looks_like_message']}")
+        if (result.get("looks_like") or {}).get("convertible"):
+            fix = f"skynet convert {metric} --write"
+            output.line("      " + _("fix: {text}").format(text=fix))
     for case in result.get("cases", []):
         parts = [case["status_label"]]
         if case.get("score") is not None:
