@@ -24,6 +24,7 @@ from checks.models import Check
 CLAIMED_FIELDS = (
     "owner_id",
     "source",
+    "files",
     "cases",
     "timeout_s",
     "reflection_model",
