@@ -118,16 +118,17 @@ def candidates(tree: ast.Module) -> list[dict]:
                 shape = shape._replace(positional=shape.positional[1:])  # drop self
             seen = recognise(shape)
             if seen is not None:
-                found.append(
-                    {
-                        "name": name,
-                        "line": func.lineno,
-                        "framework": seen["framework"],
-                        "parameters": seen["parameters"],
-                        # A static method of a class (Class.metric): Convert leaves it.
-                        "in_class": "." in name,
-                    }
-                )
+                candidate = {
+                    "name": name,
+                    "line": func.lineno,
+                    "framework": seen["framework"],
+                    "parameters": seen["parameters"],
+                }
+                if "." in name:
+                    candidate["in_class"] = (
+                        True  # a static method (Class.metric): Convert leaves it
+                    )
+                found.append(candidate)
     return found[:5]
 
 

@@ -19,7 +19,17 @@ CASES = [
     {"input": {"question": "What is the capital of France?"}, "output": "Lyon"},
     {"input": {"question": "What is the capital of France?"}, "output": "Paris, France"},
 ]
-REPORT_KEYS = {"passed", "failed_stage", "sandbox_mode", "layers", "stages", "cases", "hints"}
+REPORT_KEYS = {
+    "passed",
+    "failed_stage",
+    "sandbox_mode",
+    "layers",
+    "looks_like",
+    "looks_like_message",
+    "stages",
+    "cases",
+    "hints",
+}
 CASE_KEYS = {
     "index",
     "status",
