@@ -188,6 +188,7 @@ class _SetsUp:
         if module.__spec__ is not None:
             module.__spec__.loader = self.loader
         sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _Watch)]
+        _quiet_environment()
         self.loader.exec_module(module)
         _set_up_quietly(module)
 
@@ -220,12 +221,19 @@ class _Watch:
         pass
 
 
-def watch() -> None:
-    """Set dspy up for the metric as soon as it is imported (now, if it already is)."""
+def _quiet_environment() -> None:
+    """What dspy and litellm read as they load: a cache in the sandbox's /tmp, and the
+    model price list they carry rather than one fetched from the network. Set only when
+    the metric imports dspy: a metric that does not keeps the sandbox's bare environment."""
     os.environ.setdefault("DSPY_CACHEDIR", "/tmp/.dspy_cache")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def watch() -> None:
+    """Set dspy up for the metric as soon as it is imported (now, if it already is)."""
     dspy = sys.modules.get("dspy")
     if dspy is not None:
+        _quiet_environment()
         _set_up_quietly(dspy)
     else:
         sys.meta_path.insert(0, _Watch())
