@@ -63,7 +63,8 @@ def present(check: Check | None) -> dict | None:
             (name, wording.format_number(value)) for name, value in (case["scores"] or {}).items()
         ]
         # Each DSPy predictor's own feedback, by its name (results stored before have none).
-        case["predictor_feedback_items"] = list((case.get("predictor_feedback") or {}).items())
+        # By name: PostgreSQL's jsonb keeps no order of keys, so both databases show one.
+        case["predictor_feedback_items"] = sorted((case.get("predictor_feedback") or {}).items())
         case["predictor_feedback_omitted"] = case.get("predictor_feedback_omitted") or 0
         for stream in ("stdout", "stderr"):
             cut = case.get(f"{stream}_truncated") or 0

@@ -482,7 +482,8 @@ def case_page(case: EvaluationCase) -> dict:
         **case_row(case),
         "feedback": case.feedback,
         # Each DSPy predictor's own feedback, by its name.
-        "predictor_feedback": list((case.predictor_feedback or {}).items()),
+        # By name: PostgreSQL's jsonb keeps no order of keys.
+        "predictor_feedback": sorted((case.predictor_feedback or {}).items()),
         "second_feedback": (case.second or {}).get("feedback") or "",
         "input_json": _json(given.get("input")),
         "output_json": _json(given.get("output")),
