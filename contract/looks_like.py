@@ -8,8 +8,9 @@ another return) and whether Convert to the contract would change it, so that eve
 (the panel, `check_metric`, `skynet check`, the API) offers Convert exactly where it does
 something, and nowhere else.
 
-The conversion runs in a bounded child process (contract.convert.bounded), and only for a
-check that failed in a way a framework's metric fails.
+The conversion runs only for a check that failed in a way a framework's metric fails: in
+the worker's process for a file of a few KB, else in a bounded child process
+(contract.convert.bounded).
 """
 
 from __future__ import annotations
@@ -17,8 +18,13 @@ from __future__ import annotations
 import ast
 
 from contract import frameworks
-from contract.convert import ConvertError
+from contract.convert import ConvertError, convert
 from contract.convert.bounded import convert_bounded
+
+# Up to this size a conversion costs at most about 2 s of CPU (some 125 ms a KB of code):
+# it runs in the worker's own process, sparing a child's start; a larger file converts in
+# a bounded child process.
+IN_PROCESS_BYTES = 16 * 1024
 
 # Load problems a pasted metric meets before any framework's signature is seen: no
 # score, names imported in another cell, or an import of gepa (or of what its adapters
@@ -34,8 +40,11 @@ def looks_like(source: str, result: dict, *, seconds: int = 5) -> dict | None:
     if result.get("passed") is not False or not _framework_related(result):
         return None
     try:
-        conversion = convert_bounded(source, seconds=seconds)
-    except ConvertError:
+        if len(source.encode("utf-8", "surrogatepass")) <= IN_PROCESS_BYTES:
+            conversion = convert(source)
+        else:
+            conversion = convert_bounded(source, seconds=seconds)
+    except (ConvertError, RecursionError, MemoryError):
         conversion = None
     framework = conversion.framework if conversion is not None else None
     changed = conversion is not None and conversion.changed
