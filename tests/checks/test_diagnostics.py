@@ -9,6 +9,7 @@ import threading
 import pytest
 from django.db import connection
 from django.test import Client
+from django.urls import get_resolver
 
 from metrics import services as metric_services
 
@@ -35,6 +36,9 @@ def test_one_users_big_source_does_not_hold_up_anothers_diagnostics(owner, outsi
     for user in (owner, outsider):
         metric = metric_services.metric_create(owner=user, name="m", starter="exact_match")
         urls[user.username] = f"/en/metrics/{metric.pk}/diagnostics/"
+    # The URLs loaded first: importing them builds the API's schemas, whose signatures
+    # inspect reads with ast.parse, under the import lock the other request then waits on.
+    get_resolver().url_patterns  # noqa: B018
     monkeypatch.setattr(ast, "parse", meeting)
     answers: dict[str, object] = {}
 
