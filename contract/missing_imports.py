@@ -75,7 +75,11 @@ def _attributes(tree: ast.Module, names: set[str]) -> dict[str, set[str] | None]
     return read
 
 
-def _is_dynamic(tree: ast.Module) -> bool:
+# A module using these may define names the AST does not show.
+DYNAMIC_CALLS = frozenset({"globals", "exec", "setattr", "vars", "__import__"})
+
+
+def is_dynamic(tree: ast.Module) -> bool:
     """A module that may define names the AST does not show: a star import, or a call to
     globals(), exec() and the like. Its names are not guessed at."""
     for node in ast.walk(tree):
@@ -84,7 +88,7 @@ def _is_dynamic(tree: ast.Module) -> bool:
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
-            and node.func.id in {"globals", "exec", "eval", "vars", "setattr", "__import__"}
+            and node.func.id in DYNAMIC_CALLS
         ):
             return True
     return False
@@ -92,7 +96,7 @@ def _is_dynamic(tree: ast.Module) -> bool:
 
 def missing(tree: ast.Module, text: str) -> list[Missing]:
     """The names used but never bound, each at its first use, in the order they appear."""
-    if _is_dynamic(tree):
+    if is_dynamic(tree):
         return []
     try:
         report = checker.Checker(tree, filename="metric.py")

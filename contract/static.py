@@ -20,8 +20,6 @@ from skynet import rewardspec, signature
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-# A module using these may define names the AST does not show.
-_DYNAMIC_CALLS = {"globals", "exec", "setattr", "vars", "__import__"}
 
 
 def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -64,19 +62,6 @@ def _binds(stmt: ast.stmt, name: str) -> bool:
             if bound == name:
                 return True
         if isinstance(node, ast.ExceptHandler) and node.name == name:
-            return True
-    return False
-
-
-def _is_dynamic(tree: ast.Module) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            return True
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in _DYNAMIC_CALLS
-        ):
             return True
     return False
 
@@ -225,7 +210,7 @@ def static_check(source: bytes | str) -> CheckResult:
     score = _last_binding(statements, "score")
     names = names_not_imported(checked.tree, checked.text)
     if score is None:
-        if _is_dynamic(checked.tree):
+        if missing_imports.is_dynamic(checked.tree):
             load.status, load.params = "skipped", {"reason": "not_static"}
         else:
             params = {"line": None, "column": None}

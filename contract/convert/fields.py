@@ -125,9 +125,8 @@ def plan_example(ctx: Context) -> set[str]:
 def _fields_read_by_callee(ctx: Context, arg: cst.Arg) -> set[str]:
     """The attributes the called function reads off the parameter `arg` is passed as."""
     call = ctx.parents[arg]
-    assert isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
-    (binding,) = ctx.scopes[ctx.module].assignments[call.func.value]
-    callee = binding.node
+    callee = ctx.module_function(call)
+    assert isinstance(call, cst.Call) and callee is not None
     params = [*callee.params.posonly_params, *callee.params.params]
     position = list(call.args).index(arg)
     if arg.keyword is not None:
@@ -151,18 +150,9 @@ def _fields_read_by_callee(ctx: Context, arg: cst.Arg) -> set[str]:
 def handed_to_module_function(ctx: Context, call: cst.CSTNode) -> bool:
     """Whether `call` calls a function of the module, in a module that imports dspy: the
     metric hands DSPy's object on to code of its own, which can have it rebuilt."""
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
-        return False
     if "dspy" not in {dotted.split(".")[0] for dotted in ctx.imports.values()}:
         return False
-    module_scope = ctx.scopes[ctx.module]
-    name = call.func.value
-    bound = list(module_scope.assignments[name]) if name in module_scope else []
-    return (
-        len(bound) == 1
-        and isinstance(bound[0].node, cst.FunctionDef)
-        and bound[0].node is not ctx.function
-    )
+    return ctx.module_function(call) is not None
 
 
 def _has_key(name: str, field: str, quote: str):

@@ -61,6 +61,21 @@ class Context:
         self.imports = names.import_map(self.module)
         self.plan = Plan()
 
+    def module_function(self, value: cst.CSTNode | None) -> cst.FunctionDef | None:
+        """The function of the module that `value` calls (`helper(...)`): bound once, by a
+        `def` at the module's top level, and not the metric itself; else None."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return None
+        module_scope = self.scopes[self.module]
+        name = value.func.value
+        bound = list(module_scope.assignments[name]) if name in module_scope else []
+        if len(bound) != 1 or not isinstance(bound[0].node, cst.FunctionDef):
+            return None
+        helper = bound[0].node
+        if helper is self.function or self.parents.get(helper) is not self.module:
+            return None
+        return helper
+
     def scope_of(self, function: cst.FunctionDef | None):
         return self.scope if function is None else self.scopes[function.body]
 

@@ -63,15 +63,8 @@ def _plan_returns_of(
 def _helper_returns_number(ctx: Context, value: cst.BaseExpression | None, depth: int = 0) -> bool:
     """Whether `value` calls a function of the module whose every return is a number (a
     comparison, a count, another such function's result): a bare score."""
-    if depth > 3 or not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
-        return False
-    module_scope = ctx.scopes[ctx.module]
-    name = value.func.value
-    bound = list(module_scope.assignments[name]) if name in module_scope else []
-    if len(bound) != 1 or not isinstance(bound[0].node, cst.FunctionDef):
-        return False
-    helper = bound[0].node
-    if helper is ctx.function or ctx.parents.get(helper) is not ctx.module:
+    helper = ctx.module_function(value) if depth <= 3 else None
+    if helper is None:
         return False
     own = {p.name.value for p in [*helper.params.posonly_params, *helper.params.params]}
     reading = Reading(
@@ -89,18 +82,12 @@ def _helper_returns_number(ctx: Context, value: cst.BaseExpression | None, depth
 
 def _helper_followed(ctx: Context, value: cst.BaseExpression | None) -> bool:
     """Whether `return helper(...)` was planned by planning the helper's own returns."""
-    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+    helper = ctx.module_function(value)
+    if helper is None:
         return False
-    module_scope = ctx.scopes[ctx.module]
-    name = value.func.value
-    bound = list(module_scope.assignments[name]) if name in module_scope else []
-    if len(bound) != 1 or not isinstance(bound[0].node, cst.FunctionDef):
-        return False
-    helper = bound[0].node
-    if helper is ctx.function or ctx.parents.get(helper) is not ctx.module:
-        return False
+    (binding,) = ctx.scopes[ctx.module].assignments[helper.name.value]
     # Called only as `return helper(...)` from the metric: nothing else sees it change.
-    for access in bound[0].references:
+    for access in binding.references:
         call = ctx.parents.get(access.node)
         if not (
             isinstance(call, cst.Call)
