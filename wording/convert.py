@@ -21,8 +21,8 @@ NOTES = {
         "(data, response), and none is named score. The file was left as it was."
     ),
     "several_metric_functions": _(
-        "Several functions could be the metric (%(names)s), so nothing was converted. Rename "
-        "the metric to score and convert again."
+        "Several functions could be the metric (%(names)s), so nothing was converted. Say "
+        "which one is the metric, or rename it score, and convert again."
     ),
     "other_metric_functions": _(
         "%(name)s was left as it was: %(chosen)s is the metric that became score."
