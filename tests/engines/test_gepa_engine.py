@@ -143,19 +143,9 @@ def test_a_provider_that_keeps_failing_pauses_the_run(tmp_path, sandboxes, model
 
 
 def test_a_broken_template_scores_zero_with_the_reason(tmp_path, sandboxes, models):
-    from engines.adapter import SandboxAdapter
 
     run_models = models()
-    adapter = SandboxAdapter(
-        source=quiz.SPECIFIC,
-        kind="prompt",
-        program_source="",
-        seed_text=quiz.SEED,
-        sandboxes=sandboxes,
-        timeout_s=10,
-        metric_for=run_models.metric_for,
-        task_for=run_models.task_for,
-    )
+    adapter = quiz_adapter(quiz.SPECIFIC, sandboxes, run_models)
     train, _ = split(quiz.rows())
     for text, words in [
         ("What is the capital of {country?", "not valid"),
@@ -182,20 +172,10 @@ WITH_PREDICTOR_FEEDBACK = quiz.SPECIFIC.replace(
 def test_gepa_on_a_template_reflects_on_the_feedback_only(sandboxes, models):
     """A template is one component: its reflective dataset reads the case's "feedback",
     never the DSPy predictors' own texts, which the trace keeps for DSPy GEPA only."""
-    from engines.adapter import SandboxAdapter
 
     assert "PREDICTOR-TEXT" in WITH_PREDICTOR_FEEDBACK
     run_models = models()
-    adapter = SandboxAdapter(
-        source=WITH_PREDICTOR_FEEDBACK,
-        kind="prompt",
-        program_source="",
-        seed_text=quiz.SEED,
-        sandboxes=sandboxes,
-        timeout_s=10,
-        metric_for=run_models.metric_for,
-        task_for=run_models.task_for,
-    )
+    adapter = quiz_adapter(WITH_PREDICTOR_FEEDBACK, sandboxes, run_models)
     train, _ = split(quiz.rows())
     batch = adapter.evaluate(train[:2], {"artifact": quiz.SEED}, capture_traces=True)
     assert batch.scores == [0.0, 0.0]
@@ -235,7 +215,7 @@ def test_a_metric_that_fails_on_new_candidates_is_reported_per_candidate(
 def test_a_runs_metric_imports_its_helper_modules(tmp_path, sandboxes, models):
     """A metric checked with helper files (src/compare.py) scores a run's cases with them:
     the run's engine hands them to every case as the check did."""
-    from engines.adapter import MetricFailed, SandboxAdapter
+    from engines.adapter import MetricFailed
 
     metric = (
         "from src.compare import same\n\n"
@@ -247,17 +227,7 @@ def test_a_runs_metric_imports_its_helper_modules(tmp_path, sandboxes, models):
     run_models = models()
 
     def adapter(files):
-        return SandboxAdapter(
-            source=metric,
-            files=files,
-            kind="prompt",
-            program_source="",
-            seed_text=quiz.SEED,
-            sandboxes=sandboxes,
-            timeout_s=10,
-            metric_for=run_models.metric_for,
-            task_for=run_models.task_for,
-        )
+        return quiz_adapter(metric, sandboxes, run_models, files=files)
 
     train, _ = split(quiz.rows())
     candidate = {"artifact": quiz.SEED + " " + quiz.INSTRUCTION}
@@ -267,3 +237,20 @@ def test_a_runs_metric_imports_its_helper_modules(tmp_path, sandboxes, models):
     with pytest.raises(MetricFailed) as stopped:
         adapter(None).evaluate(train[:2], candidate)
     assert "src.compare" in repr(stopped.value.params)
+
+
+def quiz_adapter(source: str, sandboxes, run_models, **more):
+    """The adapter GEPA runs the quiz's prompt template with, scored by `source`."""
+    from engines.adapter import SandboxAdapter
+
+    return SandboxAdapter(
+        source=source,
+        kind="prompt",
+        program_source="",
+        seed_text=quiz.SEED,
+        sandboxes=sandboxes,
+        timeout_s=10,
+        metric_for=run_models.metric_for,
+        task_for=run_models.task_for,
+        **more,
+    )
