@@ -64,6 +64,9 @@ class Evaluation(WorkerRow):
     )
     # The metric scoring the second time: `source` again (repeat) or another one (compare).
     second_source = models.TextField(blank=True, default="")
+    # With `second` "repeat": how many times each case is scored in all (2 to 5), each
+    # time in a fresh process, to measure a judge's own noise.
+    repeats = models.PositiveSmallIntegerField(default=2)
     # The cases: the dataset's rows that `selection` picks, made cases by `roles`.
     dataset = models.ForeignKey(
         "submissions.Dataset", on_delete=models.PROTECT, related_name="evaluations"
@@ -75,6 +78,11 @@ class Evaluation(WorkerRow):
     # The column whose cells are the outputs scored (playground); "" when the artifact
     # produces them (draft).
     recorded_column = models.CharField(max_length=200, blank=True, default="")
+    # The columns that hold a person's judgement of each row (roles human_score,
+    # human_label, human_note) and how to read them: {"scale": [lo, hi] of a human score,
+    # "classes": [label values, lowest first], "threshold": the metric score from which
+    # its verdict is the higher class}; see evaluations.human. Empty: no human labels.
+    human = models.JSONField(default=dict, blank=True)
     # {"split": "all"|"train"|"validation"|"test", "mode": "ratio"|"column", "ratios":
     #  [70, 15, 15], "seed": 0, "column": "", "sample": N or 0 for every row,
     #  "sample_seed": 0}; see evaluations.selection.
@@ -197,6 +205,12 @@ class EvaluationCase(models.Model):
     second_score = models.FloatField(null=True, blank=True)
     differs = models.BooleanField(default=False)
     gap = models.FloatField(null=True, blank=True)
+    # The person's judgement of the row, from the human columns: {"score": number} or
+    # {"label": text}, and "note"; None for an evaluation without them or a row unlabelled.
+    human = models.JSONField(null=True, blank=True)
+    # With K repeats: every scoring after the first, [{"status", "problem", "score"}, ...]
+    # (K - 1 of them; the first of them is also `second`).
+    repeats = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["index"]

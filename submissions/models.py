@@ -55,6 +55,11 @@ class Dataset(models.Model):
     # What it takes in storage, counted against the owner's quota (submissions.storage):
     # the file's bytes and the JSON of its rows, preview and row numbers, set at upload.
     stored_bytes = models.PositiveBigIntegerField(default=0)
+    # The dataset this one is a new version of (its rows, plus columns of labels people
+    # gave in the browser, labelling.versions); the parent stays as uploaded, byte for byte.
+    parent = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="versions"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -119,6 +124,9 @@ class Draft(models.Model):
     metric_model = models.CharField(max_length=120, blank=True, default="")
     engine = models.CharField(max_length=10, choices=Engine.choices, default=Engine.AUTO)
     budget = models.PositiveIntegerField(default=500)
+    # Cases per reflection minibatch: the candidates' comparison GEPA's acceptance rests
+    # on (gepa's and DSPy GEPA's reflection_minibatch_size).
+    minibatch = models.PositiveSmallIntegerField(default=3)
     # The run's dollar budget across its task, metric and reflection models.
     budget_usd = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("5.00"))
     # 5. The latest contract check started from this draft, and what it checked
