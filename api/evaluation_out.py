@@ -51,6 +51,22 @@ class SummaryOut(Schema):
     cost: dict | None
     flaky: dict | None = Field(description="Scored twice: the cases whose two scores differ.")
     agreement: dict | None = Field(description="Compared: how often the versions agree.")
+    noise: dict | None = Field(
+        None,
+        description="Scored K times: the metric's own noise over the cases scored K times "
+        "(k, n; flip_share, the share of cases whose K verdicts are not all the same, and "
+        "mean, the mean score, each {value, low, high} with its 95% bootstrap interval; "
+        "variance, the mean per-case variance of the scores; spread_mean, the mean "
+        "per-case standard deviation; examples, the cases with the largest spread).",
+    )
+    human: dict | None = Field(
+        None,
+        description="With human columns: how the metric agrees with people (accuracy, "
+        "Cohen's kappa, precision and recall per label and the confusion matrix; or "
+        "Spearman, Kendall, mean absolute difference and calibration bins), each figure "
+        "{value, low, high} with its 95% bootstrap interval; the second version's too "
+        "when compared; the cases they disagree on most.",
+    )
 
 
 class ProgressOut(Schema):
@@ -107,6 +123,9 @@ class EvaluationOut(EvaluationBriefOut):
     token: str = Field(description="Changes when the live panel would: send it as `since`.")
     second: str
     second_version: int | None
+    repeats: int | None = Field(
+        description="With second 'repeat': how many times each case is scored in all."
+    )
     started_at: datetime.datetime | None
     finished_at: datetime.datetime | None
     progress: ProgressOut
@@ -143,8 +162,12 @@ class CaseOut(Schema):
     metric_usd: float
     model_calls: int
     second: SecondOut | None
-    differs: bool
-    gap: float | None
+    repeats: list[dict] | None = Field(
+        description="Scored K times: every scoring after the first, [{status, problem, "
+        "score}] (the first of them is `second`)."
+    )
+    differs: bool = Field(description="Its scorings do not all give the same verdict.")
+    gap: float | None = Field(description="The spread of its valid scores: largest less smallest.")
 
 
 class CasePageOut(Schema):
@@ -213,6 +236,8 @@ def summary_out(evaluation: Evaluation, firsts: dict) -> dict | None:
         "cost": summary.get("cost"),
         "flaky": summary.get("flaky"),
         "agreement": summary.get("agreement"),
+        "noise": summary.get("noise"),
+        "human": summary.get("human"),
     }
 
 
@@ -245,6 +270,7 @@ def evaluation_out(evaluation: Evaluation) -> dict:
         "token": evaluation.live_token,
         "second": evaluation.second,
         "second_version": second.number if second else None,
+        "repeats": evaluation.repeats if evaluation.second == Evaluation.Second.REPEAT else None,
         "started_at": evaluation.started_at,
         "finished_at": evaluation.finished_at,
         "progress": progress,
@@ -313,6 +339,7 @@ def case_out(case: EvaluationCase) -> dict:
         }
         if case.second
         else None,
+        "repeats": case.repeats,
         "differs": case.differs,
         "gap": case.gap,
     }

@@ -10,6 +10,7 @@ from ninja import Field
 
 from api.errors import ApiError
 from api.schemas import BodyIn
+from dataset_files.human import human_role_of
 from evaluations.start_forms import MetricEvaluateForm
 from metrics.models import Metric, MetricVersion
 from submissions.datasets import guess_roles
@@ -25,7 +26,9 @@ class EvaluationIn(BodyIn):
     dataset_id: int = Field(description="One of your datasets (POST /datasets).")
     columns: dict[str, str] | None = Field(
         None,
-        description="Roles by column name: input, output (the expected value) or ignore. "
+        description="Roles by column name: input, output (the expected value), ignore, "
+        "or a person's judgement of the row: human_score, human_label, human_note, or "
+        "human (a score when its values are numbers, more than two different, else a label). "
         "A column not named keeps its guessed role; the recorded column and a split "
         "column are ignored unless named.",
     )
@@ -49,10 +52,29 @@ class EvaluationIn(BodyIn):
     sample_seed: int | None = None
     second: str | None = Field(
         None,
-        description="'' (score once, the default), repeat (score each case twice, to find "
-        "flaky cases) or compare (score with second_version too).",
+        description="'' (score once, the default), repeat (score each case several times, "
+        "`repeats` in all, to measure its noise) or compare (score with second_version too).",
+    )
+    repeats: int | None = Field(
+        None,
+        description="With repeat: how many times each case is scored in all, 2 to 5 "
+        "(default 3). Each scoring costs what the first does.",
     )
     second_version: int | None = Field(None, description="With compare: the other version.")
+    human_scale: list[float] | None = Field(
+        None,
+        description="A human_score column's scale [lowest, highest] (else its rows' "
+        "lowest and highest values).",
+    )
+    human_classes: list[str] | None = Field(
+        None,
+        description="A human_label column's labels, lowest first (else read from its rows: "
+        "fail before pass, numbers in order, else alphabetical).",
+    )
+    human_threshold: float | None = Field(
+        None,
+        description="The metric score from which its verdict is the higher label (0.5).",
+    )
 
 
 # The form's fields the request names as they are.
@@ -69,6 +91,7 @@ PLAIN = (
     "sample",
     "sample_seed",
     "second",
+    "repeats",
 )
 
 
@@ -107,6 +130,16 @@ def start_form(
         data["version"] = _version_pk(versions, payload.version)
     if payload.second_version is not None:
         data["second_version"] = _version_pk(versions, payload.second_version)
+    if payload.human_scale is not None:
+        # Two numbers, else the form's own words ("Give both ends of the scale").
+        ends = list(payload.human_scale) if len(payload.human_scale) == 2 else [None, None]
+        if len(payload.human_scale) not in (0, 2):
+            ends[0] = payload.human_scale[0]
+        data["human_scale_lo"], data["human_scale_hi"] = ends
+    if payload.human_classes is not None:
+        data["human_classes"] = ", ".join(payload.human_classes)
+    if payload.human_threshold is not None:
+        data["human_threshold"] = payload.human_threshold
     roles = _roles(payload, dataset, first)
     types = _by_column(payload.types, dataset, "types")
     names = {}
@@ -130,4 +163,8 @@ def _roles(payload: EvaluationIn, dataset: Dataset, first: dict) -> dict[str, st
     for column in (recorded, split_column):
         if column in roles:
             roles[column] = "ignore"
+    for column, role in named.items():
+        if role == "human":  # the command line's --column NAME=human: read its values
+            values = [row.get(column) for row in dataset.rows]
+            named[column] = human_role_of(values)
     return {column: named.get(column, roles[column]) for column in dataset.columns}

@@ -10,6 +10,7 @@ from dataset_files.codes import CODES, ERROR_CODES, PARAM_CODES, WARNINGS
 from dataset_files.column_types import COLUMN_TYPES, as_json_text, infer_types, typed_value
 from dataset_files.errors import DatasetError
 from dataset_files.formulas import is_formula_like, safe_cell
+from dataset_files.human import HUMAN_ROLES, human_columns, human_of_row, human_settings
 from dataset_files.parse import MAX_BYTES, MAX_COLUMNS, MAX_ROWS, detect_format, parse_dataset
 from dataset_files.roles import ROLES, build_cases, case_of_row, role_columns
 from dataset_files.splits import (
@@ -35,6 +36,7 @@ __all__ = [
     "SPLIT_VALUES",
     "WARNINGS",
     "DatasetError",
+    "HUMAN_ROLES",
     "Table",
     "as_json_text",
     "build_cases",
@@ -42,6 +44,9 @@ __all__ = [
     "role_columns",
     "counts",
     "detect_format",
+    "human_columns",
+    "human_of_row",
+    "human_settings",
     "infer_types",
     "is_formula_like",
     "parse_dataset",

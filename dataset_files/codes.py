@@ -34,6 +34,18 @@ ROLE_ERRORS = (
     "bad_role",  # column, params role
 )
 
+# dataset_files.human: the columns of a person's judgement, and their values
+HUMAN_ERRORS = (
+    "two_human_columns",  # column, params other, role
+    "score_and_label",  # column: a human score and a human label both
+    "note_alone",  # column: a human note without a human score or label
+    "bad_scale",  # column, params lo, hi
+    "too_few_classes",  # column, params count
+    "too_many_classes",  # column, params count, limit
+    "outside_scale",  # row, column, params value, lo, hi
+    "unknown_label",  # row, column, params value, classes
+)
+
 # column_types: a declared type, and a value that does not fit it (build_cases,
 # case_of_row, typed_value)
 TYPE_ERRORS = (
@@ -56,7 +68,9 @@ WARNINGS = (
     "encoding_guessed",  # params encoding: not UTF-8 nor marked by a BOM, so detected
 )
 
-ERROR_CODES = tuple(dict.fromkeys(PARSE_ERRORS + ROLE_ERRORS + TYPE_ERRORS + SPLIT_ERRORS))
+ERROR_CODES = tuple(
+    dict.fromkeys(PARSE_ERRORS + ROLE_ERRORS + HUMAN_ERRORS + TYPE_ERRORS + SPLIT_ERRORS)
+)
 CODES = ERROR_CODES + WARNINGS
 
 # Parameter values that are codes too.
@@ -79,6 +93,7 @@ JSON_TYPES = ("array", "string", "number", "boolean", "null")
 RATIO_REASONS = ("not_number", "negative", "train_zero", "sum_not_one")
 
 PARAM_CODES: dict[str, dict[str, tuple[str, ...]]] = {
+    "two_human_columns": {"role": ("human_score", "human_label", "human_note")},
     "not_text": {"kind": BINARY_KINDS},
     "bad_json": {"reason": JSON_REASONS},
     "not_object": {"type": JSON_TYPES},

@@ -6,10 +6,13 @@ from typing import Literal
 
 from dataset_files.column_types import cell_value, check_types, is_empty
 from dataset_files.errors import DatasetError
+from dataset_files.human import HUMAN_ROLES
 from dataset_files.table import Table
 
-Role = Literal["input", "output", "ignore"]
-ROLES: tuple[str, ...] = ("input", "output", "ignore")
+Role = Literal["input", "output", "ignore", "human_score", "human_label", "human_note"]
+# The human columns (dataset_files.human) reach neither the metric nor the artifact: an
+# evaluation compares them with the metric's scores.
+ROLES: tuple[str, ...] = ("input", "output", "ignore", *HUMAN_ROLES)
 
 
 def build_cases(

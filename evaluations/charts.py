@@ -232,3 +232,152 @@ def histogram_svg(stats: Mapping, *, title: str) -> SafeString:
     )
     table = data_table(title, (_("Scores"), _("Cases")), rows)
     return format_html('<figure class="histogram">{}{}</figure>', svg, table)
+
+
+CALIBRATION = Frame(width=480, height=240, left=58, right=12, top=12, bottom=40)
+# The bars of each bin's count, under the points, reach at most this share of the plot.
+COUNT_BARS = 0.3
+HUMAN_TICKS = 4
+
+
+def calibration_svg(
+    calibration: list[dict], *, scale: tuple[float, float], title: str
+) -> SafeString:
+    """The metric's calibration against people (contract.agreement's "calibration": bins
+    of {lo, hi, count, human_mean} over the metric's range): the mean human score of each
+    non-empty bin as a point at the bin's middle, the points joined by a line, each bin's
+    count as a faint bar under them, and the dashed diagonal of perfect calibration from
+    (the range's lo, the scale's lo) to (its hi, the scale's hi). Drawn as histogram_svg
+    is: a <title> and <desc>, and the hidden table of every bin. The line chart's classes
+    (run-chart) style it; the bars take the text's colour, faint, in either theme."""
+    bins = list(calibration or [])
+    filled = [b for b in bins if b.get("count") and b.get("human_mean") is not None]
+    if not filled:
+        return format_html('<p class="empty">{}</p>', _("No scores to draw."))
+    frame = CALIBRATION
+    x_lo, x_hi = bins[0]["lo"], bins[-1]["hi"]
+    y_lo, y_hi = float(scale[0]), float(scale[1])
+
+    def x(value: float) -> float:
+        return frame.left + frame.plot_w * ((value - x_lo) / ((x_hi - x_lo) or 1.0))
+
+    def y(value: float) -> float:
+        share = (value - y_lo) / ((y_hi - y_lo) or 1.0)
+        return frame.top + frame.plot_h * (1 - min(1.0, max(0.0, share)))
+
+    places = _edge_places(bins)
+    most = max(b["count"] for b in bins)
+    base = frame.top + frame.plot_h
+    bars, points, path, rows = [], [], [], []
+    for item in bins:
+        span = _("%(lo)s to %(hi)s") % {
+            "lo": trimmed(item["lo"], places),
+            "hi": trimmed(item["hi"], places),
+        }
+        count = item.get("count") or 0
+        mean = item.get("human_mean") if count else None
+        if count:
+            height = frame.plot_h * COUNT_BARS * count / most
+            bars.append(
+                format_html(
+                    '<rect class="chart-count" x="{}" y="{}" width="{}" height="{}" '
+                    'fill="currentColor" fill-opacity="0.14"><title>{}</title></rect>',
+                    f"{x(item['lo']) + 0.5:.2f}",
+                    f"{base - height:.2f}",
+                    f"{max(x(item['hi']) - x(item['lo']) - 1, 0.5):.2f}",
+                    f"{height:.2f}",
+                    ngettext("%(range)s: %(count)s case", "%(range)s: %(count)s cases", count)
+                    % {"range": span, "count": format_count(count)},
+                )
+            )
+        described = ngettext(
+            "%(mean)s over %(count)s case", "%(mean)s over %(count)s cases", count
+        ) % {"mean": number(mean), "count": format_count(count)}
+        rows.append((span, described))
+        if mean is None:
+            continue
+        at = (f"{x((item['lo'] + item['hi']) / 2):.2f}", f"{y(mean):.2f}")
+        path.append(("M" if not path else "L") + f"{at[0]},{at[1]}")
+        points.append(
+            format_html(
+                '<circle class="chart-point" cx="{}" cy="{}" r="3.5"><title>{}</title></circle>',
+                at[0],
+                at[1],
+                _("%(range)s: mean human score %(described)s")
+                % {"range": span, "described": described},
+            )
+        )
+    grid = []
+    for tick in range(HUMAN_TICKS + 1):
+        value = y_lo + (y_hi - y_lo) * tick / HUMAN_TICKS
+        grid.append(
+            format_html(
+                '<line class="chart-grid" x1="{}" y1="{at}" x2="{}" y2="{at}"/>'
+                '<text class="chart-label" x="{}" y="{}" text-anchor="end">{}</text>',
+                frame.left,
+                frame.left + frame.plot_w,
+                frame.left - 6,
+                f"{y(value) + 4:.2f}",
+                number(round(value, 4)),
+                at=f"{y(value):.2f}",
+            )
+        )
+    edges = [bins[0]["lo"]] + [b["hi"] for b in bins]
+    step = max(1, math.ceil((len(edges) - 1) / (EDGE_LABELS - 1)))
+    marks = sorted({*range(0, len(edges), step), len(edges) - 1})
+    labels = format_html_join(
+        "",
+        '<text class="chart-label" x="{}" y="{}" text-anchor="middle">{}</text>',
+        (
+            (f"{x(edges[at]):.2f}", frame.height - frame.bottom + 16, trimmed(edges[at], places))
+            for at in marks
+        ),
+    )
+    perfect = _("Perfect calibration")
+    over = format_html(
+        '<line class="chart-now" x1="{}" y1="{}" x2="{}" y2="{}"><title>{}</title></line>'
+        '<path class="chart-line" d="{}"/>{}{}'
+        '<text class="chart-label chart-axis-name" x="{}" y="{}" text-anchor="middle" '
+        'transform="rotate(-90 {} {})">{}</text>',
+        f"{x(x_lo):.2f}",
+        f"{y(y_lo):.2f}",
+        f"{x(x_hi):.2f}",
+        f"{y(y_hi):.2f}",
+        perfect,
+        " ".join(path),
+        mark_safe("".join(points)),
+        labels,
+        14,
+        f"{frame.top + frame.plot_h / 2:.2f}",
+        14,
+        f"{frame.top + frame.plot_h / 2:.2f}",
+        _("Mean human score"),
+    )
+    cases = sum(b.get("count") or 0 for b in bins)
+    description = ngettext(
+        "The mean human score (on a scale of %(lo)s to %(hi)s) in %(filled)s of %(bins)s "
+        "ranges of the metric's score, over %(cases)s case; the dashed line is perfect "
+        "calibration, and the faint bars count the cases in each range.",
+        "The mean human score (on a scale of %(lo)s to %(hi)s) in %(filled)s of %(bins)s "
+        "ranges of the metric's score, over %(cases)s cases; the dashed line is perfect "
+        "calibration, and the faint bars count the cases in each range.",
+        cases,
+    ) % {
+        "lo": number(y_lo),
+        "hi": number(y_hi),
+        "filled": format_count(len(filled)),
+        "bins": format_count(len(bins)),
+        "cases": format_count(cases),
+    }
+    svg = frame.svg(
+        css_class="run-chart calibration-chart",
+        title=title,
+        description=description,
+        under="".join(grid) + "".join(bars),
+        over=over,
+        axis_name=_("Metric score"),
+    )
+    table = data_table(title, (_("Metric score"), _("Mean human score")), rows)
+    return format_html(
+        '<figure class="run-progress-chart calibration-plot">{}{}</figure>', svg, table
+    )

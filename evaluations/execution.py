@@ -27,10 +27,17 @@ from django.utils import timezone
 
 from contract.cancel import Cancel
 from contract.cases import Case
-from contract.evaluation import Scored, differs, digest, evaluate, feedback_kind
+from contract.evaluation import (
+    Scored,
+    differs,
+    digest,
+    evaluate,
+    feedback_kind,
+    repeats_differ,
+)
 from contract.results import CaseResult
 from contract.storable import storable
-from dataset_files import DatasetError, case_of_row, role_columns
+from dataset_files import DatasetError, case_of_row, human_of_row, role_columns
 from dataset_files.table import Table
 from evaluations import stored_rows, turns
 from evaluations.models import Evaluation, EvaluationCase
@@ -161,11 +168,19 @@ def _second(row: CaseResult | None) -> dict | None:
     }
 
 
+def _repeat(row: CaseResult) -> dict:
+    """One scoring after the first, as EvaluationCase.repeats keeps each: its verdict."""
+    return {"status": row.status, "problem": row.problem or "", "score": row.score}
+
+
 def case_row(
     evaluation_id: int, scored: Scored, row: int, file_row: int, *, repeat: bool = False
 ) -> dict:
-    """One ended case as the row the pages read (its columns' values). `repeat`: the second scoring was the same
-    metric again, so a different feedback is a difference too.
+    """One ended case as the row the pages read (its columns' values). `repeat`: the
+    second scoring was the same metric again, so a different feedback is a difference
+    too. Scored K times, `differs` says the K scorings do not all agree and `gap` is the
+    spread of their valid scores (the largest less the smallest); `repeats` keeps every
+    scoring after the first, the first of them being `second` too.
 
     Every text of the case is made storable first (contract.storable), before any column
     is measured or encoded: a NUL or a lone surrogate a metric returned would otherwise
@@ -177,7 +192,10 @@ def case_row(
     run_usage = run.get("usage") or {}
     feedback = first.feedback
     second = scored.second
-    flagged, gap = differs(first, second, feedback=repeat)
+    if scored.more:
+        flagged, gap = repeats_differ(first, scored.repeats, feedback=repeat)
+    else:
+        flagged, gap = differs(first, second, feedback=repeat)
     return dict(
         evaluation_id=evaluation_id,
         index=scored.index,
@@ -211,6 +229,7 @@ def case_row(
         second_score=second.score if second is not None else None,
         differs=flagged,
         gap=gap,
+        repeats=[_repeat(other) for other in scored.repeats] if repeat and second else None,
     )
 
 
@@ -231,7 +250,9 @@ class CaseInserts:
 
     def params(self, row: dict) -> tuple:
         return tuple(
-            _column_json(row[name]) if is_json else row[name] for name, is_json in self.columns
+            # A column case_row leaves out (human, on an evaluation without any) is NULL.
+            _column_json(row.get(name)) if is_json else row.get(name)
+            for name, is_json in self.columns
         )
 
     def insert(self, rows: list[dict]) -> None:
@@ -299,11 +320,14 @@ class Writer:
         self.turn = turns.Turn(self.evaluation_id, self.progress["ran_s"])
         self.out_of_time = False
         self.forget: list = []  # per-case meters to drop once written (the gateways')
+        # The human columns' values of the cases in flight, by dataset row (Loaded.cases).
+        self.human: dict[int, dict | None] = {}
 
     def add(self, scored: Scored) -> None:
         row = self.rows[scored.index]
         file_row = self.row_numbers[row] if self.row_numbers else row + 1
         case = case_row(self.evaluation_id, scored, row, file_row, repeat=self.repeat)
+        case["human"] = self.human.pop(row, None)
         self.buffer.append(case)
         self.written.append(scored.index)
         progress = self.progress
@@ -435,6 +459,9 @@ class Loaded:
                 case = case_of_row(
                     row, self.inputs, self.outputs, recorded, types=self.types, file_row=file_row
                 )
+                # Kept beside the case, never in it: the metric does not see a person's
+                # judgement. The writer takes it when the case ends.
+                writer.human[index] = human_of_row(row, self.evaluation.human, file_row)
             except DatasetError as exc:
                 # Checked when it started, so only a row changed since gets here: the
                 # evaluation stops there, saying which value does not fit.
@@ -491,6 +518,14 @@ def _load(evaluation_id: int, claim: int) -> Loaded:
     )
 
 
+def _repeats(evaluation: Evaluation) -> int:
+    """How many times the second source scores each output: K - 1 when each case is
+    scored K times, else once."""
+    if evaluation.second != Evaluation.Second.REPEAT:
+        return 1
+    return max(1, (evaluation.repeats or 2) - 1)
+
+
 def _files_of(version) -> dict[str, str] | None:
     """The helper modules of the metric version an evaluation scores with, if any."""
     return (version.helper_files or None) if version is not None else None
@@ -542,6 +577,7 @@ def _run_turn(loaded: Loaded):
                 skip=loaded.skip,
                 files=_files_of(evaluation.metric_version),
                 second_files=_files_of(evaluation.second_version) if evaluation.second else None,
+                repeats=_repeats(evaluation),
             )
             writer.progress["budget"] = _budgets(metric_gateway, task_gateway)
             writer.flush()

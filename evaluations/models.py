@@ -29,7 +29,7 @@ class Evaluation(WorkerRow):
         """What, if anything, scores each case's output a second time."""
 
         NONE = "", _("Score each case once")
-        REPEAT = "repeat", _("Score each case twice, to find flaky cases")
+        REPEAT = "repeat", _("Score each case several times, to measure its noise")
         COMPARE = "compare", _("Score each case with a second version too")
 
     FINAL = (Status.DONE, Status.FAILED)

@@ -255,7 +255,33 @@ def case_row(case: EvaluationCase) -> dict:
         "second_scores": [
             (name, number(value)) for name, value in sorted((second.get("scores") or {}).items())
         ],
+        # Scored K times: every scoring after the first, as the table lists them.
+        "repeat_scores_text": " · ".join(scoring["score_text"] for scoring in _scorings(case)[1:]),
     }
+
+
+def _scorings(case: EvaluationCase) -> list[dict]:
+    """Every scoring of a case scored K times, the first one first: its number, status
+    and score in words; [] for a case scored once or twice before K was kept."""
+    repeats = case.repeats if isinstance(case.repeats, list) else []
+    if not repeats:
+        return []
+    first = {"status": case.status, "problem": case.problem, "score": case.score}
+    found = []
+    for position, scoring in enumerate([first, *repeats], start=1):
+        scoring = scoring if isinstance(scoring, Mapping) else {}
+        score = scoring.get("score")
+        found.append(
+            {
+                "number": position,
+                "status_label": status_label(scoring.get("status") or ""),
+                "problem_text": problem_words(scoring.get("problem") or "", {})
+                if position > 1
+                else problem_words(case.problem, case.params),
+                "score_text": number(score) if isinstance(score, int | float) else "—",
+            }
+        )
+    return found
 
 
 def _rows(indexes: Iterable, shown: Mapping[int, EvaluationCase]) -> list[dict]:
@@ -371,6 +397,37 @@ def flaky_block(
     }
 
 
+def noise_block(
+    evaluation: Evaluation, noise: Mapping | None, shown: Mapping[int, EvaluationCase]
+) -> dict | None:
+    """What scoring each case K times says of the metric's own noise, in words: the
+    share of cases that changed verdict and the mean score, each with its interval."""
+    if evaluation.second != Evaluation.Second.REPEAT or not noise:
+        return None
+    flips = noise.get("flip_share") or {}
+    mean = noise.get("mean") or {}
+    return {
+        "k": noise.get("k") or evaluation.repeats,
+        "n": count(noise.get("n")),
+        "measured": bool(noise.get("n")),
+        "flip_share": percent(flips.get("value")),
+        "flip_low": percent(flips.get("low")),
+        "flip_high": percent(flips.get("high")),
+        "has_mean": mean.get("value") is not None,
+        "mean": number(mean.get("value"), 3),
+        "mean_low": number(mean.get("low"), 3),
+        "mean_high": number(mean.get("high"), 3),
+        "variance": number(noise.get("variance"), 3),
+        "spread_mean": number(noise.get("spread_mean"), 3),
+        "cases": [
+            {**case_row(shown[index]), "scorings": _scorings(shown[index])}
+            for index in noise.get("examples") or ()
+            if index in shown
+        ],
+        "calls_model": "llm(" in (evaluation.source or ""),
+    }
+
+
 def agreement_block(
     evaluation: Evaluation, agreement: Mapping | None, shown: Mapping[int, EvaluationCase]
 ) -> dict | None:
@@ -397,7 +454,9 @@ def shown_indexes(summary: Mapping | None) -> set[int]:
     indexes.update((summary.get("feedback") or {}).get("unhelpful_low") or ())
     indexes.update(summary.get("slowest") or ())
     indexes.update((summary.get("flaky") or {}).get("examples") or ())
+    indexes.update((summary.get("noise") or {}).get("examples") or ())
     indexes.update((summary.get("agreement") or {}).get("disagree") or ())
+    indexes.update((summary.get("human") or {}).get("disagree") or ())
     return {index for index in indexes if isinstance(index, int)}
 
 
@@ -423,7 +482,12 @@ def results(evaluation: Evaluation, shown: Mapping[int, EvaluationCase]) -> dict
         "slowest": _rows(summary.get("slowest"), shown),
         "time": time_block(summary.get("time")),
         "cost": cost_block(summary.get("cost")),
-        "flaky": flaky_block(evaluation, summary.get("flaky"), shown),
+        # Scored K times, the noise block says what the flaky block said of two scorings;
+        # a summary from before it was measured keeps its flaky block.
+        "flaky": None
+        if summary.get("noise")
+        else flaky_block(evaluation, summary.get("flaky"), shown),
+        "noise": noise_block(evaluation, summary.get("noise"), shown),
         "agreement": agreement_block(evaluation, summary.get("agreement"), shown),
     }
 
@@ -485,10 +549,14 @@ def case_page(case: EvaluationCase) -> dict:
         # By name: PostgreSQL's jsonb keeps no order of keys.
         "predictor_feedback": sorted((case.predictor_feedback or {}).items()),
         "second_feedback": (case.second or {}).get("feedback") or "",
+        "scorings": _scorings(case),
         "input_json": _json(given.get("input")),
         "output_json": _json(given.get("output")),
         "expected_json": _json(given.get("expected")),
         "has_expected": given.get("expected") is not None,
         "detail": detail_block(case.detail),
         "feedback_length": count(case.feedback_length),
+        # What the person said of the row (the human columns), beside what the metric did.
+        "human": case.human or None,
+        "human_score_text": number((case.human or {}).get("score")),
     }

@@ -60,6 +60,7 @@ LISTED = (
     "second_score",
     "differs",
     "gap",
+    "repeats",
 )
 
 

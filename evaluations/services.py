@@ -29,10 +29,19 @@ class EvaluationRefused(Exception):
         self.params = params
 
 
-def scaled_limits(cases: int) -> dict:
-    """The model budget of an evaluation of `cases` cases: a check's per three cases (a
-    check runs three), never more dollars than EVALUATION_MAX_MODEL_USD."""
-    scale = max(1.0, cases / 3)
+def scorings_per_case(second: str, repeats: int = 2) -> int:
+    """How many times an evaluation runs a metric on each case: once; twice to compare
+    two versions; `repeats` times when each case is scored K times."""
+    if second == Evaluation.Second.REPEAT:
+        return max(2, repeats)
+    return 2 if second == Evaluation.Second.COMPARE else 1
+
+
+def scaled_limits(cases: int, scorings: int = 1) -> dict:
+    """The model budget of an evaluation of `cases` cases, each scored `scorings` times:
+    a check's per three scorings (a check scores three cases once), never more dollars
+    than EVALUATION_MAX_MODEL_USD."""
+    scale = max(1.0, cases * scorings / 3)
     return {
         "max_calls": math.ceil(settings.CHECK_MAX_MODEL_CALLS * scale),
         "max_tokens": math.ceil(settings.CHECK_MAX_MODEL_TOKENS * scale),
@@ -40,25 +49,30 @@ def scaled_limits(cases: int) -> dict:
     }
 
 
-def projected_cost(cases: int, per_case_usd: float | None) -> dict:
+def projected_cost(cases: int, per_case_usd: float | None, scorings: int = 1) -> dict:
     """What admission projects: the cost of `cases` at the measured cost of one (None
-    when nothing measured it: the projection says so rather than guess)."""
+    when nothing measured it: the projection says so rather than guess). `per_case_usd`
+    is a case's with its `scorings` scorings, which also scale its budget."""
     return {
         "cases": cases,
         "per_case_usd": per_case_usd,
         "usd": None if per_case_usd is None else per_case_usd * cases,
-        "max_usd": scaled_limits(cases)["max_usd"],
+        "max_usd": scaled_limits(cases, scorings)["max_usd"],
+        "scorings": scorings,
     }
 
 
-def evaluation_admit(owner: AbstractBaseUser, *, cases: int, per_case_usd: float | None) -> dict:
+def evaluation_admit(
+    owner: AbstractBaseUser, *, cases: int, per_case_usd: float | None, scorings: int = 1
+) -> dict:
     """Raise EvaluationRefused when `owner` may not start this evaluation now; else the
-    projection it was admitted with (and one token of the user's allowance is taken)."""
+    projection it was admitted with (and one token of the user's allowance is taken).
+    `scorings`: how many times each case is scored (scorings_per_case)."""
     if cases <= 0:
         raise EvaluationRefused("no_cases")
     if cases > settings.EVALUATION_MAX_CASES:
         raise EvaluationRefused("too_many_cases", cases=cases, max=settings.EVALUATION_MAX_CASES)
-    projection = projected_cost(cases, per_case_usd)
+    projection = projected_cost(cases, per_case_usd, scorings)
     if projection["usd"] is not None and projection["usd"] > projection["max_usd"]:
         raise EvaluationRefused(
             "over_budget",
@@ -98,11 +112,14 @@ def evaluation_create(
     timeout_s: int | None = None,
     draft: models.Model | None = None,
     projected: dict | None = None,
+    human: dict | None = None,
+    repeats: int = 2,
 ) -> Evaluation:
     """Create a queued evaluation of `total` cases and hand it to the worker once the
     row is committed (as checks.services.check_create does). `column_types`: the type
     each column's values reach the metric with; a column it does not name has its type
-    as read."""
+    as read. `repeats`: with `second` "repeat", how many times each case is scored in
+    all (its budget scaled by it)."""
     if second == Evaluation.Second.REPEAT:
         second_source, second_version = source, metric_version
     now = timezone.now()
@@ -118,6 +135,7 @@ def evaluation_create(
         roles=roles,
         column_types=column_types or {},
         recorded_column=recorded_column,
+        human=human or {},
         selection=selection,
         timeout_s=timeout_s or settings.CHECK_TIMEOUT_DEFAULT,
         reflection_model=reflection_model,
@@ -126,7 +144,8 @@ def evaluation_create(
         task_model=task_model,
         total=total,
         projected=projected,
-        limits=scaled_limits(total),
+        repeats=repeats,
+        limits=scaled_limits(total, scorings_per_case(second, repeats)),
         enqueued_at=now,
         waiting_since=now,
     )

@@ -108,22 +108,50 @@ def selected_rows(dataset: Dataset, selection: dict) -> list[int]:
 
 
 def check_values(
-    dataset: Dataset, rows: list[int], roles: dict, recorded: str, types: dict[str, str]
+    dataset: Dataset,
+    rows: list[int],
+    roles: dict,
+    recorded: str,
+    types: dict[str, str],
+    human: dict | None = None,
 ) -> None:
     """DatasetError for the first value of the rows an evaluation scores that does not
-    fit its column's type (the input, expected and recorded output columns), with its
-    row and column: refused at the start rather than found by the worker."""
+    fit its column's type (the input, expected and recorded output columns), or its
+    human column's scale or labels, with its row and column: refused at the start
+    rather than found by the worker."""
     table = table_of(dataset)
     inputs, outputs = dataset_files.role_columns(table, roles)
     for index in rows:
+        row, file_row = table.rows[index], table.file_row(index)
         dataset_files.case_of_row(
-            table.rows[index],
-            inputs,
-            outputs,
-            recorded or None,
-            types=types,
-            file_row=table.file_row(index),
+            row, inputs, outputs, recorded or None, types=types, file_row=file_row
         )
+        dataset_files.human_of_row(row, human or {}, file_row)
+
+
+def human_settings(dataset: Dataset, roles: dict, declared: dict | None = None) -> dict:
+    """How the dataset's human columns under `roles` are read (dataset_files.human), a
+    user's declared scale, classes and threshold over what the rows show; DatasetError
+    for columns that cannot be read so."""
+    declared = declared or {}
+    return dataset_files.human_settings(
+        table_of(dataset),
+        roles,
+        scale=declared.get("scale"),
+        classes=declared.get("classes"),
+        threshold=declared.get("threshold"),
+    )
+
+
+def draft_human(draft: Draft) -> dict:
+    """A draft's human columns as its evaluations read them: as its rows show them (the
+    wizard declares no scale); {} when it has none, or they cannot be read."""
+    if draft.dataset is None:
+        return {}
+    try:
+        return human_settings(draft.dataset, dict(draft.roles))
+    except dataset_files.DatasetError:
+        return {}
 
 
 def draft_selection(draft: Draft, *, split: str, sample: int, sample_seed: int) -> dict:
@@ -148,9 +176,11 @@ def _cost(usage: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def per_case_usd(check: Check | None, *, with_run: bool) -> float | None:
-    """What one case of `check` cost in model calls on average: the metric's llm() calls,
-    and with `with_run` the artifact's too. None when the check measured no cost at all.
+def per_case_usd(check: Check | None, *, with_run: bool, scorings: int = 1) -> float | None:
+    """What one case of `check` cost in model calls on average: the metric's llm() calls
+    (`scorings` times: a case scored K times pays for K), and with `with_run` the
+    artifact's too (once: its output is scored K times, not run again). None when the
+    check measured no cost at all.
 
     A case with no usage made no model call (contract.metering), so it counts as free;
     a check whose cases ran and made none measured a metric that costs nothing (0.0)."""
@@ -160,7 +190,8 @@ def per_case_usd(check: Check | None, *, with_run: bool) -> float | None:
     for case in check.result.get("cases") or []:
         if case.get("status") not in RAN:
             continue
-        parts = [_cost(case.get("usage"))]
+        metric = _cost(case.get("usage"))
+        parts = [None if metric is None else metric * scorings]
         if with_run:
             parts.append(_cost((case.get("run") or {}).get("usage")))
         known = [part for part in parts if part is not None]
@@ -180,27 +211,33 @@ def latest_finished_check(version: MetricVersion | None) -> Check | None:
     )
 
 
-def metric_cost(version: MetricVersion) -> float | None:
-    """A case's cost when the recorded outputs are scored: the metric's calls only."""
-    return per_case_usd(latest_finished_check(version), with_run=False)
+def metric_cost(version: MetricVersion, scorings: int = 1) -> float | None:
+    """A case's cost when the recorded outputs are scored `scorings` times: the metric's
+    calls only."""
+    return per_case_usd(latest_finished_check(version), with_run=False, scorings=scorings)
 
 
-def draft_cost(draft: Draft) -> float | None:
-    """A case's cost when the draft's artifact runs first: its latest finished check
-    measured both; else the saved metric's latest check, the metric's calls only."""
+def draft_cost(draft: Draft, scorings: int = 1) -> float | None:
+    """A case's cost when the draft's artifact runs first and its output is scored
+    `scorings` times: its latest finished check measured both; else the saved metric's
+    latest check, the metric's calls only."""
     check = draft.contract_check
     if check is not None and check.is_final:
-        found = per_case_usd(check, with_run=True)
+        found = per_case_usd(check, with_run=True, scorings=scorings)
         if found is not None:
             return found
-    return per_case_usd(latest_finished_check(draft.saved_version), with_run=False)
+    return per_case_usd(
+        latest_finished_check(draft.saved_version), with_run=False, scorings=scorings
+    )
 
 
-def cost_note(cases: int, per_case: float | None) -> dict:
+def cost_note(cases: int, per_case: float | None, scorings: int = 1) -> dict:
     """What the form says of the cost before starting: the projection admission makes,
-    its amounts and count written for the reader."""
-    projection = evaluation_services.projected_cost(cases, per_case)
+    its amounts and count written for the reader. `per_case`: a case's cost with its
+    `scorings` scorings."""
+    projection = evaluation_services.projected_cost(cases, per_case, scorings)
     return {
+        "scorings": scorings,
         "cases": cases,
         "cases_text": format_count(cases),
         "per_case": None if per_case is None else format_usd(per_case),
@@ -227,12 +264,17 @@ def evaluation_start_for_metric(
     column_types: dict[str, str] | None = None,
     second: str = "",
     second_version: MetricVersion | None = None,
+    human: dict | None = None,
+    repeats: int = 2,
 ) -> Evaluation:
     """Score the dataset's recorded outputs with `version` (EvaluationRefused past the
-    user's limits). `total`: the rows `selection` picks, counted by the caller;
-    `column_types`: each column's type (a column it does not name: its type as read)."""
+    user's limits); with `second` "repeat", each case `repeats` times (admitted at
+    that many times the cost, a version compared at twice). `total`: the rows `selection` picks, counted by the caller;
+    `column_types`: each column's type (a column it does not name: its type as read);
+    `human`: how its human columns are read (human_settings), {} when it has none."""
+    scorings = evaluation_services.scorings_per_case(second, repeats)
     projected = evaluation_services.evaluation_admit(
-        owner, cases=total, per_case_usd=metric_cost(version)
+        owner, cases=total, per_case_usd=metric_cost(version, scorings), scorings=scorings
     )
     compare = second == Evaluation.Second.COMPARE and second_version is not None
     return evaluation_services.evaluation_create(
@@ -248,6 +290,8 @@ def evaluation_start_for_metric(
         second=second,
         second_source=second_version.source if compare else "",
         second_version=second_version if compare else None,
+        human=human,
+        repeats=repeats,
         reflection_model=metric.reflection_model,
         metric_model=metric.metric_model,
         timeout_s=metric.timeout_s,
@@ -257,13 +301,14 @@ def evaluation_start_for_metric(
 
 @transaction.atomic
 def evaluation_start_for_draft(
-    draft: Draft, *, selection: dict, total: int, second: str = ""
+    draft: Draft, *, selection: dict, total: int, second: str = "", repeats: int = 2
 ) -> Evaluation:
     """Run the draft's artifact and then its metric on the rows `selection` picks, with
     the draft's roles, column types and models, as its contract check does on three
-    rows."""
+    rows; with `second` "repeat", its output scored `repeats` times."""
+    scorings = evaluation_services.scorings_per_case(second, repeats)
     projected = evaluation_services.evaluation_admit(
-        draft.owner, cases=total, per_case_usd=draft_cost(draft)
+        draft.owner, cases=total, per_case_usd=draft_cost(draft, scorings), scorings=scorings
     )
     return evaluation_services.evaluation_create(
         owner=draft.owner,
@@ -282,6 +327,8 @@ def evaluation_start_for_draft(
         timeout_s=rules.score_timeout_s(draft),
         draft=draft,
         projected=projected,
+        human=draft_human(draft),
+        repeats=repeats,
     )
 
 

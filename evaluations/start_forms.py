@@ -15,9 +15,11 @@ from django.utils.translation import ngettext
 
 import dataset_files
 from dataset_files import DatasetError
+from dataset_files.human import parse_classes
 from evaluations import start
 from evaluations.models import Evaluation
 from evaluations.selection import default_selection
+from evaluations.services import scorings_per_case
 from metrics.models import Metric, MetricVersion
 from submissions.forms import RATIO_FIELDS, ColumnTypes, type_field
 from submissions.models import Dataset, Draft
@@ -38,7 +40,67 @@ COUNT_CHOICES = (
 )
 # Playground roles: the wizard's Output columns are the expected values here, named so
 # beside the column of recorded outputs.
-ROLE_CHOICES = (("input", _("Input")), ("output", _("Expected")), ("ignore", _("Ignored")))
+ROLE_CHOICES = (
+    ("input", _("Input")),
+    ("output", _("Expected")),
+    ("ignore", _("Ignored")),
+    ("human_score", _("Human score")),
+    ("human_label", _("Human label")),
+    ("human_note", _("Human note")),
+)
+
+
+# How many times each case is scored when it is scored several times, to measure a
+# judge's own noise: a new form's choice; an evaluation from before the choice kept 2.
+REPEATS_MIN, REPEATS_MAX, REPEATS_DEFAULT = 2, 5, 3
+REPEATS_ERROR = _("Score each case 2 to 5 times: give a whole number from 2 to 5.")
+
+
+def repeats_field() -> forms.IntegerField:
+    """The "How many times" field under "Score each case several times"."""
+    return forms.IntegerField(
+        label=_("How many times"),
+        required=False,
+        min_value=REPEATS_MIN,
+        max_value=REPEATS_MAX,
+        help_text=_(
+            "2 to 5 scorings of each case in all, each in a fresh process. Each scoring "
+            "costs what the first does, so 3 scorings cost 3 times the model calls."
+        ),
+        error_messages={
+            "min_value": REPEATS_ERROR,
+            "max_value": REPEATS_ERROR,
+            "invalid": REPEATS_ERROR,
+        },
+        widget=forms.NumberInput(attrs={"min": REPEATS_MIN, "max": REPEATS_MAX}),
+    )
+
+
+def clean_repeats(form: forms.Form, data: dict) -> None:
+    """The number of scorings matters only when each case is scored several times: what
+    the field holds is no error otherwise; left empty, it is the form's default."""
+    if data.get("second") != Evaluation.Second.REPEAT:
+        form.errors.pop("repeats", None)
+        data["repeats"] = None
+    elif data.get("repeats") is None and "repeats" not in form.errors:
+        data["repeats"] = REPEATS_DEFAULT
+
+
+def chosen_repeats(form: forms.Form) -> int:
+    """How many times each case is scored in all, as the form chose (2, the model's
+    default, when it is not scored several times)."""
+    data = getattr(form, "cleaned_data", None) or {}
+    if data.get("second") == Evaluation.Second.REPEAT and data.get("repeats"):
+        return int(data["repeats"])
+    return REPEATS_MIN
+
+
+def chosen_scorings(form: forms.Form) -> int:
+    """How many times the metric runs on each case, as the form chose: what the cost
+    note counts (the first values' for a form not sent yet)."""
+    data = getattr(form, "cleaned_data", None)
+    second = (data or {}).get("second") if data is not None else form.initial.get("second")
+    return scorings_per_case(second or "", chosen_repeats(form))
 
 
 class RowsForm(forms.Form):
@@ -139,7 +201,56 @@ class DatasetChoiceForm(forms.Form):
         self.fields["dataset"].queryset = start.datasets_for_user(owner)
 
 
-class MetricEvaluateForm(ColumnTypes, RowsForm):
+class HumanSettingsForm(forms.Form):
+    """How the human columns are read, when the rows' own values do not say it: the
+    scale a human score is on, a label's values lowest first, and the metric score from
+    which its verdict is the higher label. Each is optional: left empty, the rows say."""
+
+    human_scale_lo = forms.FloatField(label=_("Lowest human score"), required=False)
+    human_scale_hi = forms.FloatField(label=_("Highest human score"), required=False)
+    human_classes = forms.CharField(
+        label=_("Human labels, lowest first"),
+        required=False,
+        max_length=500,
+        help_text=_("Separated by commas, as in: fail, pass or bad, ok, good."),
+    )
+    human_threshold = forms.FloatField(
+        label=_("The metric's pass score"),
+        required=False,
+        help_text=_(
+            "A metric score from this one up counts as the higher label (0.5 unless "
+            "you say); with more labels, the scores from 0 to 1 are split evenly."
+        ),
+    )
+
+    def declared_human(self) -> dict:
+        data = self.cleaned_data
+        declared: dict = {}
+        lo, hi = data.get("human_scale_lo"), data.get("human_scale_hi")
+        if lo is not None and hi is not None:
+            declared["scale"] = (lo, hi)
+        elif (lo is None) != (hi is None):
+            missing = "human_scale_hi" if hi is None else "human_scale_lo"
+            self.add_error(missing, _("Give both ends of the scale, or neither."))
+        classes = parse_classes(data.get("human_classes") or "")
+        if classes:
+            declared["classes"] = classes
+        if data.get("human_threshold") is not None:
+            declared["threshold"] = data["human_threshold"]
+        return declared
+
+    def clean_human(self, dataset: Dataset, roles: dict) -> dict:
+        """The settings (start.human_settings), or {} with the problem marked."""
+        declared = self.declared_human()
+        try:
+            return start.human_settings(dataset, roles, declared)
+        except DatasetError as exc:
+            params = {"row": exc.row, "column": exc.column, **(exc.params or {})}
+            self.add_error(None, words(exc.code, params, family="dataset"))
+            return {}
+
+
+class MetricEvaluateForm(ColumnTypes, HumanSettingsForm, RowsForm):
     """The playground's second step, for one dataset: the version, a role and a type per
     column, the column of recorded outputs, the rows, and whether to score each case
     twice."""
@@ -186,6 +297,7 @@ class MetricEvaluateForm(ColumnTypes, RowsForm):
         required=False,
         empty_label=_("Choose a version"),
     )
+    repeats = repeats_field()
 
     def __init__(self, *args, metric: Metric, dataset: Dataset, **kwargs) -> None:
         guessed = start.guessed_settings(dataset)
@@ -201,6 +313,7 @@ class MetricEvaluateForm(ColumnTypes, RowsForm):
             "test_percent": 15,
             "seed": 0,
             "second": "",
+            "repeats": REPEATS_DEFAULT,
         }
         for index, column in enumerate(dataset.columns):
             initial[f"role_{index}"] = guessed["roles"].get(column, "ignore")
@@ -229,12 +342,14 @@ class MetricEvaluateForm(ColumnTypes, RowsForm):
             self.type_names.append((f"type_{index}", column))
         self.roles: dict[str, str] = {}
         self.types: dict[str, str] = {}
+        self.human: dict = {}
 
     def role_fields(self):
         return [(self[name], column) for name, column in self.role_names]
 
     def clean(self):
         data = super().clean()
+        clean_repeats(self, data)
         self.types = self.cleaned_types()
         roles = {column: data[name] for name, column in self.role_names if name in data}
         if len(roles) != len(self.role_names):
@@ -251,6 +366,7 @@ class MetricEvaluateForm(ColumnTypes, RowsForm):
             )
         if "input" not in roles.values():
             self.add_error(None, words("no_input_column", family="dataset"))
+        self.human = self.clean_human(self.dataset, roles)
         if data.get("second") == Evaluation.Second.COMPARE:
             other = data.get("second_version")
             if other is None and "second_version" not in self.errors:
@@ -285,7 +401,9 @@ class MetricEvaluateForm(ColumnTypes, RowsForm):
         """Every value the evaluation will score fits its column's type, or the form says
         which does not (row and column)."""
         try:
-            start.check_values(self.dataset, self.rows, self.roles, recorded, self.types)
+            start.check_values(
+                self.dataset, self.rows, self.roles, recorded, self.types, self.human
+            )
         except DatasetError as exc:
             params = {"row": exc.row, "column": exc.column, **(exc.params or {})}
             self.add_error(None, words(exc.code, params, family="dataset"))
@@ -337,6 +455,8 @@ class MetricEvaluateForm(ColumnTypes, RowsForm):
             "total": self.total,
             "second": second,
             "second_version": data.get("second_version") if second == "compare" else None,
+            "human": dict(self.human),
+            "repeats": chosen_repeats(self),
         }
 
 
@@ -350,9 +470,10 @@ class DraftEvaluateForm(RowsForm):
         widget=forms.RadioSelect,
         required=False,
     )
+    repeats = repeats_field()
 
     def __init__(self, *args, draft: Draft, counts: dict | None = None, **kwargs) -> None:
-        kwargs["initial"] = {"second": "", **kwargs.get("initial", {})}
+        kwargs["initial"] = {"second": "", "repeats": REPEATS_DEFAULT, **kwargs.get("initial", {})}
         super().__init__(*args, **kwargs)
         self.draft = draft
         if counts:
@@ -365,6 +486,7 @@ class DraftEvaluateForm(RowsForm):
 
     def clean(self):
         data = super().clean()
+        clean_repeats(self, data)
         if self.errors:
             return data
         selection = start.draft_selection(self.draft, split=data["split"], **self.sample_values())

@@ -19,8 +19,15 @@ from django.views.decorators.http import require_http_methods, require_POST
 import dataset_files
 from dataset_files import DatasetError
 from evaluations import start
+from evaluations.models import Evaluation
 from evaluations.services import EvaluationRefused
-from evaluations.start_forms import DatasetChoiceForm, DraftEvaluateForm, MetricEvaluateForm
+from evaluations.start_forms import (
+    DatasetChoiceForm,
+    DraftEvaluateForm,
+    MetricEvaluateForm,
+    chosen_repeats,
+    chosen_scorings,
+)
 from metrics import selectors as metric_selectors
 from submissions import rules, selectors, services, uploads
 from submissions.forms import UploadForm
@@ -90,7 +97,7 @@ def _metric_page(
     if form is not None:
         context["preview_rows"] = start.preview_rows(dataset, form.chosen_types())
         version = _chosen_version(form) or metric.latest_version
-        cost = start.metric_cost(version) if version else None
+        cost = start.metric_cost(version, chosen_scorings(form)) if version else None
         context["cost"] = _cost_note(form, dataset, cost)
     return render(request, TEMPLATE, context, status=status)
 
@@ -108,7 +115,7 @@ def _cost_note(form, dataset, per_case: float | None) -> dict | None:
             total = len(start.selected_rows(dataset, form.initial_selection()))
         except DatasetError:
             total = None
-    return start.cost_note(total, per_case) if total else None
+    return start.cost_note(total, per_case, chosen_scorings(form)) if total else None
 
 
 @uploads.size_limited
@@ -146,6 +153,17 @@ def _upload_failed(request: HttpRequest, metric, message: str) -> HttpResponse:
 # -- a draft ----------------------------------------------------------------------
 
 
+def _asked(request: HttpRequest) -> dict:
+    """What a link asks the form to start with (the wizard's "evaluate it with each case
+    scored several times": ?second=repeat&repeats=3); anything else is left out."""
+    asked: dict = {}
+    if request.GET.get("second") == Evaluation.Second.REPEAT:
+        asked["second"] = Evaluation.Second.REPEAT
+        if request.GET.get("repeats", "") in {"2", "3", "4", "5"}:
+            asked["repeats"] = int(request.GET["repeats"])
+    return asked
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def draft_evaluate(request: HttpRequest, pk: int) -> HttpResponse:
@@ -165,7 +183,9 @@ def draft_evaluate(request: HttpRequest, pk: int) -> HttpResponse:
     if missing:
         return render(request, TEMPLATE, context, status=400 if request.method == "POST" else 200)
     counts = state.facts["counts"]
-    form = DraftEvaluateForm(request.POST or None, draft=draft, counts=counts)
+    form = DraftEvaluateForm(
+        request.POST or None, draft=draft, counts=counts, initial=_asked(request)
+    )
     status = 200
     if request.method == "POST":
         status = 400
@@ -176,12 +196,14 @@ def draft_evaluate(request: HttpRequest, pk: int) -> HttpResponse:
                     selection=form.selection,
                     total=form.total,
                     second=form.cleaned_data.get("second") or "",
+                    repeats=chosen_repeats(form),
                 )
             except EvaluationRefused as refused:
                 status = _refused(form, refused)
             else:
                 return _started(evaluation)
     context["form"] = form
-    context["cost"] = _cost_note(form, draft.dataset, start.draft_cost(draft))
+    per_case = start.draft_cost(draft, chosen_scorings(form))
+    context["cost"] = _cost_note(form, draft.dataset, per_case)
     context["latest_evaluation"] = start.latest_evaluation(draft)
     return render(request, TEMPLATE, context, status=status)

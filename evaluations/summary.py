@@ -40,11 +40,14 @@ from django.db.models import (
 from django.db.models.functions import Abs, Substr
 from django.db.models.lookups import LessThanOrEqual
 
+from contract import noise
+from evaluations.human_summary import human_summary
 from evaluations.models import Evaluation, EvaluationCase
 
 # 2: the feedback's repeated_share (the same words for outputs that scored differently,
 # or below the top score) in place of identical_share (for any different outputs).
-VERSION = 2
+# 3: "noise", what K scorings of each case say of the metric's own noise (contract.noise).
+VERSION = 3
 STATUSES = ("valid", "invalid", "error", "timeout", "skipped")
 BINS = 20
 EXAMPLES = 5  # case indexes shown for each group of failures
@@ -84,7 +87,11 @@ def summarize(evaluation: Evaluation) -> dict:
         "time": _time(cases, totals),
         "cost": _cost(totals),
         "flaky": _flaky(cases, totals) if evaluation.second == Evaluation.Second.REPEAT else None,
+        "noise": _noise(cases, evaluation, totals)
+        if evaluation.second == Evaluation.Second.REPEAT
+        else None,
         "agreement": _agreement(cases) if evaluation.second == Evaluation.Second.COMPARE else None,
+        "human": human_summary(evaluation, cases),
     }
 
 
@@ -527,6 +534,25 @@ def _flaky(cases: QuerySet, totals: dict) -> dict:
         "share": _share(totals["differs"], totals["scored_twice"]),
         "examples": _indexes(cases.filter(differs=True).order_by("index"), LISTED),
     }
+
+
+def _noise(cases: QuerySet, evaluation: Evaluation, totals: dict) -> dict:
+    """What scoring each case K times says of the metric's own noise (contract.noise),
+    over the cases scored K times. Streamed: a case's status, score and later scorings'
+    verdicts, CHUNK rows at a time, into arrays of K numbers a case."""
+    scorings = noise.Scorings(k=max(2, evaluation.repeats or 2), capacity=totals["cases"])
+    rows = cases.exclude(second_status="").values_list(
+        "index", "status", "score", "repeats", "second_status", "second_score"
+    )
+    for index, status, score, repeats, second_status, second_score in rows.iterator(
+        chunk_size=CHUNK
+    ):
+        if isinstance(repeats, list):
+            others = [(r.get("status"), r.get("score")) for r in repeats if isinstance(r, dict)]
+        else:  # written before cases kept their repeats: the second scoring is the one
+            others = [(second_status, second_score)]
+        scorings.add(index, [(status, score), *others])
+    return scorings.noise()
 
 
 def _agreement(cases: QuerySet) -> dict:

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
 from evaluations import downloads, presenters, selectors, services, sweeps
+from evaluations.human_presenters import human_block
 from evaluations.models import Evaluation
 from evaluations.verdict import verdict
 from jobs import longpoll
@@ -55,6 +56,9 @@ def _page_context(evaluation: Evaluation) -> dict:
     if evaluation.is_final:
         shown = selectors.cases_at(evaluation, presenters.shown_indexes(evaluation.summary))
         context["results"] = presenters.results(evaluation, shown)
+        if context["results"] is not None:
+            summary = evaluation.summary or {}
+            context["results"]["human"] = human_block(evaluation, summary.get("human"), shown)
         failures = (evaluation.summary or {}).get("failures") or []
         first = (failures[0].get("examples") or [None])[0] if failures else None
         context["verdict"] = verdict(evaluation, first_failed=shown.get(first))

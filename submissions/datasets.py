@@ -17,18 +17,41 @@ PREVIEW_ROWS = 10
 # Column names that usually hold the reference answer, or nothing the artifact needs.
 OUTPUT_NAMES = {"expected", "label", "answer", "output", "target", "gold", "reference"}
 IGNORED_NAMES = {"id", "split", "notes", "note", "timestamp", "created_at"}
+HUMAN_NOTE_WORDS = ("note", "comment", "reason", "why")
+HUMAN_SCORE_WORDS = ("score", "rating", "grade")
+
+
+def guess_human_role(name: str) -> str | None:
+    """A human column's role by its (casefolded) name: one that says "human" and what it
+    holds (human_note, human_score, human_rating; human_label or just human)."""
+    if "human" not in name:
+        return None
+    if any(word in name for word in HUMAN_NOTE_WORDS):
+        return "human_note"
+    if any(word in name for word in HUMAN_SCORE_WORDS):
+        return "human_score"
+    return "human_label"
 
 
 def guess_roles(columns: list[str]) -> dict[str, str]:
     roles = {}
     for column in columns:
         name = column.strip().casefold()
-        if name in OUTPUT_NAMES:
+        human = guess_human_role(name)
+        if human is not None:
+            # One column a role: a second person's (human_label_bob, a labelled version's)
+            # is ignored, never an input the metric would see.
+            roles[column] = human if human not in roles.values() else "ignore"
+        elif name in OUTPUT_NAMES:
             roles[column] = "output"
         elif name in IGNORED_NAMES or name.endswith("_id"):
             roles[column] = "ignore"
         else:
             roles[column] = "input"
+    judged = {"human_score", "human_label"} & set(roles.values())
+    for column, role in roles.items():
+        if role == "human_note" and not judged:
+            roles[column] = "ignore"  # a note alone says nothing to compare with
     return roles
 
 
@@ -158,7 +181,12 @@ def compute_facts(
     }
     facts: dict = {"key": _facts_key(dataset.pk, settings), "problem": None}
     try:
-        cases = dataset_files.build_cases(table_of(dataset), roles, types)
+        table = table_of(dataset)
+        cases = dataset_files.build_cases(table, roles, types)
+        # The human columns reach no case: an evaluation compares them with the scores.
+        human = dataset_files.human_settings(table, roles)
+        for index, row in enumerate(table.rows):
+            dataset_files.human_of_row(row, human, table.file_row(index))
         splits = split_rows(dataset, mode=mode, ratios=ratios, seed=seed, column=column)
         sample = dataset_files.sample_cases(splits, cases, SAMPLE_SIZE, seed=seed)
     except DatasetError as exc:

@@ -12,6 +12,13 @@ from django.utils.translation import ngettext_lazy
 
 from wording.formatting import table_words
 
+# A person's judgement of the row (dataset_files.human): compared with the metric's.
+HUMAN_ROLE_NAMES = {
+    "human_score": _("Human score"),
+    "human_label": _("Human label"),
+    "human_note": _("Human note"),
+}
+
 # dataset_files: the upload, its rows and columns, the roles and the splits.
 DATASET_ERRORS = {
     "too_large": _("The file is %(size)s; the limit is %(limit)s."),
@@ -43,6 +50,35 @@ DATASET_ERRORS = {
     "no_input_column": _("Mark at least one column as Input."),
     "unknown_column": _("There is no column named %(column)s."),
     "bad_role": _("%(role)s is not a role; use Input, Output or ignored."),
+    "two_human_columns": _(
+        "The columns %(other)s and %(column)s are both a %(role)s; mark only one of them so."
+    ),
+    "score_and_label": _(
+        "Mark a human score or a human label, not both: %(column)s is the second one."
+    ),
+    "note_alone": _(
+        "The human note %(column)s needs a human score or a human label column beside it."
+    ),
+    "bad_scale": _(
+        "The scale of the human score %(column)s must go from a lower number to a higher "
+        "one (it is %(lo)s to %(hi)s)."
+    ),
+    "too_few_classes": _(
+        "The human label %(column)s needs at least two different values (pass and fail, "
+        "for example); it has %(count)s."
+    ),
+    "too_many_classes": _(
+        "The human label %(column)s has %(count)s different values; at most %(limit)s are "
+        "read as labels. Is it a human score or a note?"
+    ),
+    "outside_scale": _(
+        "Row %(row)s of the human score %(column)s holds %(value)s, outside its scale of "
+        "%(lo)s to %(hi)s."
+    ),
+    "unknown_label": _(
+        "Row %(row)s of the human label %(column)s holds “%(value)s”, which is none of its "
+        "values (%(classes)s)."
+    ),
     "bad_type": _("%(type)s is not a column type; use Number, Text or JSON."),
     "not_a_number": _(
         "Row %(row)s of the column %(column)s holds “%(value)s”, which is not a number "
@@ -172,6 +208,12 @@ def dataset_error_words(code: str | None, params: Mapping) -> str:
         params["role"] = str(params.get("role"))
     if code == "bad_type":
         params["type"] = str(params.get("type"))
+    if code == "two_human_columns":
+        params["role"] = HUMAN_ROLE_NAMES.get(params.get("role"), params.get("role"))
+    for key in ("lo", "hi"):
+        if isinstance(params.get(key), float):
+            value = params[key]
+            params[key] = number_format(int(value) if value.is_integer() else value)
     return table_words(DATASET_ERRORS, code, params)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from django.utils.translation import gettext_lazy as _
 
 from wording.contract import ARTIFACT_ERRORS, PROBLEMS, stage_words
-from wording.datasets import DATASET_ERRORS, dataset_error_words
+from wording.datasets import DATASET_ERRORS, HUMAN_ROLE_NAMES, dataset_error_words
 from wording.formatting import UNKNOWN, fill, table_words
 
 # The wizard's own completeness rules (submissions.rules.Problem codes).
@@ -63,7 +63,12 @@ STEP_TITLES = {
     "review": _("Review and submit"),
 }
 
-ROLE_NAMES = {"input": _("Input"), "output": _("Output"), "ignore": _("Ignored")}
+ROLE_NAMES = {
+    "input": _("Input"),
+    "output": _("Output"),
+    "ignore": _("Ignored"),
+    **HUMAN_ROLE_NAMES,
+}
 # A column's type (dataset_files.COLUMN_TYPES): what its values reach the metric as.
 TYPE_NAMES = {"number": _("Number"), "text": _("Text"), "json": _("JSON")}
 SPLIT_NAMES = {"train": _("train"), "validation": _("validation"), "test": _("test")}

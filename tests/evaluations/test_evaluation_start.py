@@ -563,13 +563,15 @@ def test_a_draft_sample_from_a_split_scored_twice(
                 "sample": "4",
                 "sample_seed": "9",
                 "second": "repeat",
+                "repeats": "2",
             },
         )
     evaluation = Evaluation.objects.get()
     assert response.status_code == 302
     assert evaluation.total == 4 and evaluation.selection["sample_seed"] == 9
     assert evaluation.second == "repeat" and evaluation.second_source == LABEL_METRIC
-    assert evaluation.projected["per_case_usd"] == pytest.approx(0.003)
+    # The run once ($0.002) and the metric at each of the two scorings ($0.001 each).
+    assert evaluation.projected["per_case_usd"] == pytest.approx(0.004)
 
 
 def test_a_draft_evaluation_can_be_refused_and_says_why(
@@ -676,3 +678,15 @@ def test_every_description_on_the_evaluation_pages_exists(
     pages.append(owner_client.post(draft_evaluate_url(draft), {"count": "sample", "sample": "0"}))
     assert [page.status_code for page in pages] == [200, 200, 400, 200, 400]
     assert [missing_descriptions(body(page)) for page in pages] == [[]] * 5
+
+
+def test_the_wizards_link_to_measure_a_judges_noise_opens_with_repeats_chosen(
+    owner_client, draft, saved_metric, session_models
+):
+    draft = fill_to_check(owner_client, draft, saved_metric)
+    page = body(owner_client.get(draft_evaluate_url(draft) + "?second=repeat&repeats=4"))
+    assert '<input type="radio" name="second" value="repeat" id="id_second_1" checked>' in page
+    assert 'name="repeats" value="4"' in page
+    # Anything else in the address is left out: the form's own first values.
+    plain = body(owner_client.get(draft_evaluate_url(draft) + "?second=compare&repeats=9"))
+    assert 'name="repeats" value="3"' in plain

@@ -144,7 +144,7 @@ def known(evaluation_of):
 
 def test_it_counts_the_cases_by_status(known):
     summary = summarize(known)
-    assert summary["version"] == 2
+    assert summary["version"] == 3
     assert summary["cases"] == 30 and summary["total"] == 32
     assert summary["counts"] == {"valid": 17, "invalid": 3, "error": 7, "timeout": 2, "skipped": 1}
     assert summary["invalid_share"] == pytest.approx(13 / 30)
@@ -492,7 +492,7 @@ EMPTY_STATS = {"n": 0, "mean": None, "median": None, "min": None, "max": None, "
 
 def test_an_evaluation_without_cases_summarizes_to_zeros_and_nulls(evaluation_of):
     assert summarize(evaluation_of({}, total=5)) == {
-        "version": 2,
+        "version": 3,
         "cases": 0,
         "total": 5,
         "counts": {"valid": 0, "invalid": 0, "error": 0, "timeout": 0, "skipped": 0},
@@ -528,6 +528,8 @@ def test_an_evaluation_without_cases_summarizes_to_zeros_and_nulls(evaluation_of
         },
         "flaky": None,
         "agreement": None,
+        "human": None,
+        "noise": None,
     }
 
 

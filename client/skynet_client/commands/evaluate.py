@@ -16,7 +16,18 @@ from skynet_client.words import _, case_status, ngettext, number
 
 # A column's role as the command line says it, and as the API names it: the expected
 # value is the role the wizard calls Output.
-ROLES = {"input": "input", "expected": "output", "output": "output", "ignore": "ignore"}
+ROLES = {
+    "input": "input",
+    "expected": "output",
+    "output": "output",
+    "ignore": "ignore",
+    # A person's judgement of the row: "human" is a score or a label as its values say.
+    "human": "human",
+    "human_score": "human_score",
+    "human_label": "human_label",
+    "note": "human_note",
+    "human_note": "human_note",
+}
 SPLITS = ("all", "train", "validation", "test")
 DOWNLOADS = (".csv", ".jsonl")
 
@@ -29,9 +40,24 @@ def column_role(text: str) -> tuple[str, str]:
         )
     if role not in ROLES:
         raise argparse.ArgumentTypeError(
-            _("ROLE must be one of input, expected, ignore, got {value}").format(value=repr(role))
+            _(
+                "ROLE must be one of input, expected, ignore, human, human_score, "
+                "human_label, note, got {value}"
+            ).format(value=repr(role))
         )
     return name, ROLES[role]
+
+
+def number_pair(text: str) -> list[float]:
+    low, comma, high = text.partition(",")
+    try:
+        if not comma:
+            raise ValueError(text)
+        return [float(low), float(high)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            _("expected LOW,HIGH, two numbers, got {value}").format(value=repr(text))
+        ) from None
 
 
 def add_columns(parser) -> None:
@@ -43,11 +69,34 @@ def add_columns(parser) -> None:
         default=[],
         metavar="NAME=ROLE",
         help="a column's role: input, expected (the reference the metric gets as "
-        "`expected`; `output` is the same) or ignore; repeatable (the others are guessed "
-        "by their names)",
+        "`expected`; `output` is the same), ignore, or a person's judgement of the row: "
+        "human (a score or a label, as its values say), human_score, human_label, note; "
+        "repeatable (the others are guessed by their names)",
     )
     parser.add_argument(
         "--recorded", metavar="COLUMN", help="the column of recorded outputs to score"
+    )
+
+
+def add_human(parser) -> None:
+    """How a human score or label column is read, where its values do not say it."""
+    parser.add_argument(
+        "--human-scale",
+        metavar="LOW,HIGH",
+        type=number_pair,
+        help="the scale of the human score column (else its lowest and highest values)",
+    )
+    parser.add_argument(
+        "--human-labels",
+        metavar="LABELS",
+        help="the human label column's labels, lowest first, separated by commas "
+        "(else read from its values)",
+    )
+    parser.add_argument(
+        "--pass-score",
+        metavar="SCORE",
+        type=float,
+        help="the metric score from which its verdict is the higher human label (0.5)",
     )
 
 
@@ -84,8 +133,18 @@ def add(commands, common) -> None:
         help="save METRIC as a version of your metric of this name (default: METRIC as given)",
     )
     add_columns(parser)
-    parser.add_argument(
+    add_human(parser)
+    scorings = parser.add_mutually_exclusive_group()
+    scorings.add_argument(
         "--twice", action="store_true", help="score each case twice, to find flaky cases"
+    )
+    scorings.add_argument(
+        "--repeats",
+        type=repeats_count,
+        metavar="K",
+        help="score each case K times in all (2 to 5), each in a fresh process, to "
+        "measure a judge's own noise: the share of cases whose verdict changes, with its "
+        "95%% interval; costs K times the model calls",
     )
     rows = parser.add_mutually_exclusive_group()
     rows.add_argument("--sample", type=int, metavar="N", help="a seeded sample of N rows")
@@ -239,8 +298,16 @@ def start_body(args, metric_id: int, version: int, dataset: dict) -> dict:
         body["columns"] = dict(args.column)
     if args.recorded:
         body["recorded_column"] = args.recorded
-    if args.twice:
-        body["second"] = "repeat"
+    if getattr(args, "human_scale", None):
+        body["human_scale"] = args.human_scale
+    if getattr(args, "human_labels", None):
+        body["human_classes"] = [c.strip() for c in args.human_labels.split(",") if c.strip()]
+    if getattr(args, "pass_score", None) is not None:
+        body["human_threshold"] = args.pass_score
+    if args.repeats is not None:
+        body["second"], body["repeats"] = "repeat", args.repeats
+    elif args.twice:
+        body["second"], body["repeats"] = "repeat", 2
     if args.all:
         body["count"] = "every"
     elif args.sample is not None:
@@ -250,6 +317,22 @@ def start_body(args, metric_id: int, version: int, dataset: dict) -> dict:
     if args.split:
         body["split"] = args.split
     return body
+
+
+REPEATS = range(2, 6)
+
+
+def repeats_count(text: str) -> int:
+    """--repeats' value: how many times each case is scored in all, 2 to 5."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value not in REPEATS:
+        raise argparse.ArgumentTypeError(
+            _("a case is scored 2 to 5 times in all, got {value}").format(value=repr(text))
+        )
+    return value
 
 
 def max_invalid(text: str) -> tuple[float, bool]:
@@ -369,6 +452,31 @@ def _first_line(evaluation: dict, gate: dict) -> str:
     return f"{failed}  {said}"
 
 
+def _percent(share: float | None) -> str:
+    return _("none") if share is None else f"{share * 100:.0f}%"
+
+
+def noise_line(noise: dict | None) -> str:
+    """What scoring each case K times measured, on one line ("" when it was not)."""
+    if not noise or not noise.get("n"):
+        return ""
+    flips = noise.get("flip_share") or {}
+    line = _(
+        "scored {times} times: {share} of cases changed verdict (95% interval {low}–{high})"
+    ).format(
+        times=noise.get("k"),
+        share=_percent(flips.get("value")),
+        low=_percent(flips.get("low")),
+        high=_percent(flips.get("high")),
+    )
+    mean = noise.get("mean") or {}
+    if mean.get("value") is not None:
+        line += " · " + _("mean {mean} (95% interval {low}–{high})").format(
+            mean=number(mean["value"]), low=number(mean.get("low")), high=number(mean.get("high"))
+        )
+    return line
+
+
 def report(evaluation: dict, gate: dict, output, target: Path | None) -> None:
     first = _first_line(evaluation, gate)
     if gate["passed"]:
@@ -389,9 +497,14 @@ def report(evaluation: dict, gate: dict, output, target: Path | None) -> None:
             summary["cases"],
         ).format(valid=summary["valid"], invalid=summary["invalid"], cases=summary["cases"])
         output.line(f"{line} ({others})" if others else line)
+        said = noise_line(summary.get("noise"))
+        if said:
+            output.line("  " + said)
         for name, stats in summary["named"].items():
             said = _("{name}: mean {mean} over {count}")
             output.line("  " + said.format(name=name, mean=number(stats["mean"]), count=stats["n"]))
+        for line in people_lines(summary.get("human")):
+            output.line("  " + line)
         for group in summary["failures"]:
             output.line(f"  {group['count']} × {group['status']}: {group['message']}")
             if group.get("fix"):
@@ -399,3 +512,34 @@ def report(evaluation: dict, gate: dict, output, target: Path | None) -> None:
     if target is not None:
         output.line("  " + _("cases written to {file}").format(file=target))
     output.line(f"  {evaluation['page']}")
+
+
+def _figure(figure: dict | None) -> str:
+    """A figure and its 95% interval, as the results page writes them."""
+    figure = figure or {}
+    value = number(figure.get("value")) if figure.get("value") is not None else "—"
+    if figure.get("low") is None or figure.get("high") is None:
+        return value
+    return _("{value} (95% interval {low} to {high})").format(
+        value=value, low=number(figure["low"]), high=number(figure["high"])
+    )
+
+
+def people_lines(human: dict | None) -> list[str]:
+    """How the metric agrees with people, for an evaluation with human columns."""
+    if not human:
+        return []
+    first = human.get("first") or {}
+    lines = [_("agreement with people over {count} rows:").format(count=human.get("compared", 0))]
+    if human.get("kind") == "label":
+        lines.append("  " + _("accuracy {figure}").format(figure=_figure(first.get("accuracy"))))
+        lines.append("  " + _("Cohen's kappa {figure}").format(figure=_figure(first.get("kappa"))))
+    else:
+        lines.append("  " + _("Spearman {figure}").format(figure=_figure(first.get("spearman"))))
+        lines.append(
+            "  " + _("Kendall's tau {figure}").format(figure=_figure(first.get("kendall")))
+        )
+        lines.append(
+            "  " + _("mean absolute difference {figure}").format(figure=_figure(first.get("mad")))
+        )
+    return lines
