@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.http import Http404
+from django.utils import translation
 from ninja import Field
 
 from api.errors import ApiError
@@ -16,9 +17,17 @@ from api.forms import cleaned
 from api.schemas import BodyIn
 from evaluations import start
 from metrics import selectors as metric_selectors
+from providers.projection import MINIBATCH_LIMITS, REFLECTION_MINIBATCH
 from submissions import rules, services
 from submissions.datasets import guess_roles
-from submissions.forms import SPLIT_COLUMN_CODES, ArtifactForm, DatasetForm, MetricForm, ModelsForm
+from submissions.forms import (
+    MINIBATCH_HELP,
+    SPLIT_COLUMN_CODES,
+    ArtifactForm,
+    DatasetForm,
+    MetricForm,
+    ModelsForm,
+)
 from submissions.models import FORM_STEPS, Draft
 
 
@@ -57,6 +66,13 @@ class BudgetIn(BodyIn):
     usd: Decimal | None = Field(None, description="The most the run may spend (default 5).")
 
 
+def _english(text) -> str:
+    """A page's help text as the API's description: the same words, in English whatever
+    language the request that first loads this module asked for."""
+    with translation.override("en"):
+        return str(text)
+
+
 class DraftIn(BodyIn):
     name: str = Field("", max_length=120, description="Blank: the date and time.")
     artifact: ArtifactIn
@@ -74,6 +90,11 @@ class DraftIn(BodyIn):
     models: ModelsIn
     engine: str = Field("auto", description="auto, gepa or dspy_gepa")
     budget: BudgetIn = Field(default_factory=BudgetIn)
+    minibatch: int | None = Field(
+        None,
+        description=f"Minibatch size, {MINIBATCH_LIMITS[0]} to {MINIBATCH_LIMITS[1]} (default "
+        f"{REFLECTION_MINIBATCH}). {_english(MINIBATCH_HELP)}",
+    )
 
 
 # Where each dataset problem (dataset_files' codes) points in the body.
@@ -200,6 +221,7 @@ def _models(payload: DraftIn, kind: str) -> dict:
         "budget": payload.budget.metric_calls,
         # A Decimal, not text: the form reads text in the reader's number format.
         "budget_usd": payload.budget.usd,
+        "minibatch": payload.minibatch,
     }
     names = {
         "task_model": "models.task",
@@ -208,6 +230,7 @@ def _models(payload: DraftIn, kind: str) -> dict:
         "engine": "engine",
         "budget": "budget.metric_calls",
         "budget_usd": "budget.usd",
+        "minibatch": "minibatch",
     }
     found = cleaned(ModelsForm(data, kind=kind), names=names)
     return {name: found[name] for name in names}

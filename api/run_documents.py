@@ -12,7 +12,8 @@ from ninja import Field, Schema
 from runs import presenters, selectors
 from runs.models import Run
 from runs.results import best_of
-from submissions import rules
+from submissions import presenters as submission_presenters
+from submissions import projection, rules
 from submissions.models import Draft
 from wording import words
 
@@ -31,6 +32,34 @@ class GateOut(Schema):
     check_id: int | None
 
 
+class MinibatchGateOut(Schema):
+    """What GEPA's minibatch comparison is worth with the metric's noise (the wizard's
+    warning beside the minibatch size)."""
+
+    measured: bool = Field(
+        description="Whether an evaluation that scored each case several times measured "
+        "the metric's noise; false: the metric calls a model and nothing measured it."
+    )
+    minibatch: int
+    evaluation: int | None = Field(None, description="The evaluation that measured it.")
+    k: int | None = Field(None, description="How many times it scored each case.")
+    flip_share: float | None = Field(None, description="The share of cases whose verdict changed.")
+    variance: float | None = Field(None, description="The mean variance of a case's scores.")
+    step: float | None = Field(None, description="The improvement judged on: a tenth of the range.")
+    right_call: float | None = Field(
+        None, description="The chance that a candidate better by step wins the comparison."
+    )
+    coin_toss: bool | None = Field(None, description="right_call below 0.75.")
+    minibatch_for: int | None = Field(
+        None, description="The smallest minibatch size with a 0.9 chance; null: none up to 50."
+    )
+    right_call_for: float | None = None
+    message: str = Field(
+        description="What the wizard says of it: the warning of a coin toss, the chance "
+        "of a right call, or the suggestion to measure the noise."
+    )
+
+
 class DraftOut(Schema):
     id: int
     name: str
@@ -39,6 +68,10 @@ class DraftOut(Schema):
     engine: str = Field(description="The engine that will run it (Auto resolved).")
     counts: dict[str, int] | None = Field(description="Rows in each split.")
     run_id: int | None = Field(description="Its run, once submitted.")
+    minibatch: int = Field(description="The run's minibatch size.")
+    minibatch_gate: MinibatchGateOut | None = Field(
+        description="Null for a metric that calls no model, as far as anything measured."
+    )
     updated_at: datetime.datetime
     url: str = Field(description="The wizard's page for the draft.")
 
@@ -106,9 +139,20 @@ def draft_out(draft: Draft) -> dict:
         "engine": rules.resolved_engine(draft),
         "counts": counts,
         "run_id": run.pk if run else None,
+        "minibatch": draft.minibatch,
+        "minibatch_gate": _minibatch_gate(draft),
         "updated_at": draft.updated_at,
         "url": reverse("submissions:resume", args=[draft.pk]),
     }
+
+
+def _minibatch_gate(draft: Draft) -> dict | None:
+    """The gate as the review's projection stores it, with the wizard's words."""
+    gate = projection.gate_for_draft(draft) if draft.pk else None
+    if gate is None:
+        return None
+    view = submission_presenters.gate_view(gate)
+    return {**gate, "message": submission_presenters.gate_message(view)}
 
 
 def _number(value: object) -> float | None:

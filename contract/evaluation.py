@@ -7,7 +7,8 @@ sandbox), and as each ends the next one starts. Cases come from an iterator and 
 through `on_scored` as they end, so memory holds only the cases in flight, whatever the
 number of cases. With `second_source`, each case's output is scored again, in a process
 of its own, by that metric: the same one again (finding flaky cases) or another version
-(comparing the two).
+(comparing the two); with `repeats` more than 1, the second source scores it that many
+times, each in a fresh process (a judge scored K times, to measure its own noise).
 
 It stops early, as a whole, when metric.py does not load (the first case to load it
 decides, as in the check: every case would fail the same way), when no sandbox can be
@@ -48,7 +49,8 @@ DEFAULT_WINDOW = 6
 @dataclass
 class Scored:
     """One case as it ended: its row as the check would show it, the second scoring's
-    row (if any), the output that was scored, and the case's wall time on the worker."""
+    row (if any), the output that was scored, the case's wall time on the worker (every
+    scoring of it), and the scorings after the second (`more`, with repeats)."""
 
     index: int
     case: Case
@@ -56,6 +58,12 @@ class Scored:
     second: CaseResult | None
     output: object
     total_ms: float
+    more: list[CaseResult] = field(default_factory=list)
+
+    @property
+    def repeats(self) -> list[CaseResult]:
+        """Every scoring after the first, in order: the second, then the ones after it."""
+        return [self.second, *self.more] if self.second is not None else []
 
 
 @dataclass
@@ -123,6 +131,26 @@ def differs(
     return not same, gap
 
 
+def repeats_differ(
+    first: CaseResult, others: list[CaseResult], *, feedback: bool = True
+) -> tuple[bool, float | None]:
+    """Whether the scorings of one output do not all agree (as `differs` reads a pair:
+    status, problem, score, and with `feedback` the first two's feedbacks, the only
+    scorings whose whole feedback is kept), and the spread of their valid scores (the
+    largest less the smallest; None unless two of them have one)."""
+    if not others:
+        return False, None
+    flagged = differs(first, others[0], feedback=feedback)[0]
+    flagged = flagged or any(differs(first, other, feedback=False)[0] for other in others[1:])
+    valid = [
+        float(row.score)
+        for row in (first, *others)
+        if row.status == "valid" and row.score is not None
+    ]
+    gap = max(valid) - min(valid) if len(valid) >= 2 else None
+    return flagged, gap
+
+
 def _load_failure(outcome: ChildOutcome) -> dict | None:
     """The first failed load stage of a case that loaded metric.py, or a case that died
     while loading it; None when it loaded."""
@@ -155,6 +183,7 @@ def evaluate(
     skip: frozenset[int] = frozenset(),
     files: dict[str, str] | None = None,
     second_files: dict[str, str] | None = None,
+    repeats: int = 1,
 ) -> Ended:
     """Score every case of `cases` (any iterable; read as cases start) with metric.py
     `source`, `window` at a time, calling on_scored(Scored) as each ends, in any order.
@@ -169,7 +198,13 @@ def evaluate(
     `files` ({path: text}, contract.files) are metric.py's helper modules, importable
     beside it; `second_files` the second source's (a set past the limits raises
     FilesRefused, a ValueError).
+
+    `repeats`: how many times `second_source` scores each output (1, the default: once,
+    in Scored.second); the scorings after the second are Scored.more. A case's wall time
+    and its metric model's usage count every scoring.
     """
+    if repeats < 1:
+        raise ValueError("repeats is 1 or more")
     timeout = validate_timeout(timeout_s)
     helpers = helper_files.clean(files, metric_source=source)
     second_helpers = helper_files.clean(second_files, metric_source=second_source or "")
@@ -210,8 +245,9 @@ def evaluate(
         nonlocal decided
         handler = handlers.pop(index)
         total_ms = (time.monotonic() - started_at.pop(index)) * 1000
-        if stop.is_set() and outcome.failure == "cancelled":
-            return  # stopped before it finished: not a result
+        scorings = [outcome, *([outcome.second] if outcome.second else []), *outcome.more]
+        if stop.is_set() and any(got.failure == "cancelled" for got in scorings):
+            return  # stopped before every scoring finished: not a result
         ended.layers = outcome.layers or ended.layers
         if not decided and not (outcome.loaded is None and outcome.phase == "run"):
             decided = True
@@ -224,12 +260,14 @@ def evaluate(
         row = CaseResult(index=index, observation=observation)
         fill_case(row, outcome)
         row.usage = handler_usage(handler) if artifact is None else outcome.metric_usage
-        second = None
-        if outcome.second is not None:
-            second = CaseResult(index=index, observation=observation)
-            fill_case(second, outcome.second)
+        again = []
+        for got in scorings[1:]:
+            scoring = CaseResult(index=index, observation=observation)
+            fill_case(scoring, got)
+            again.append(scoring)
+        second = again[0] if again else None
         output = case.output if artifact is None else (row.run or {}).get("output_repr")
-        on_scored(Scored(index, case, row, second, output, total_ms))
+        on_scored(Scored(index, case, row, second, output, total_ms, again[1:]))
         start_next()
 
     try:
@@ -249,6 +287,7 @@ def evaluate(
             second_source=second_source,
             files=helpers,
             second_files=second_helpers,
+            repeats=repeats,
         )
         for _ in range(max(1, window)):
             start_next()

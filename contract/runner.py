@@ -131,8 +131,10 @@ class ChildOutcome(MetricOutcome):
     observation: dict = field(default_factory=dict)
     run: dict | None = None
     metric_usage: dict | None = None
-    # An evaluation's second scoring of the same output (CaseStarter's second_source).
+    # An evaluation's second scoring of the same output (CaseStarter's second_source),
+    # and the ones after it when each output is scored K times (CaseStarter's repeats).
     second: ChildOutcome | None = None
+    more: list[ChildOutcome] = field(default_factory=list)
 
 
 def _cpu_seconds(timeout_s: float) -> int:
@@ -224,6 +226,13 @@ class CaseStarter:
     process scoring the same output once the first has ended (the second scoring of an
     evaluation: the same metric again, or another version), in `outcome.second`.
 
+    `repeats`: how many times `second_source` scores each output, one fresh process after
+    another (a judge scored K times: K - 1); the scorings after the second are in
+    `outcome.more`. They run one after the other rather than at once, so a case never
+    holds more than one metric process at a time and the window of cases in flight keeps
+    its size. The case is reported once every scoring ended; one whose first scoring
+    failed is not scored again.
+
     `files` ({path: text}, contract.files) are metric.py's helper modules, importable
     beside it in every metric process; `second_files` the second source's."""
 
@@ -240,7 +249,10 @@ class CaseStarter:
         second_source: str | None = None,
         files: dict | None = None,
         second_files: dict | None = None,
+        repeats: int = 1,
     ) -> None:
+        if repeats < 1:
+            raise ValueError("repeats is 1 or more: how many times second_source scores")
         self.loop = loop
         self.source = source
         self.files = dict(files or {})
@@ -255,6 +267,7 @@ class CaseStarter:
         self.artifact = artifact
         self.on_loaded = on_loaded
         self.second_source = second_source
+        self.repeats = repeats
         self.cpu = _cpu_seconds(timeout_s)
 
     def _open_metric(
@@ -306,21 +319,44 @@ class CaseStarter:
         output: dict | None,
         outcome: ChildOutcome,
         on_case: Callable[[int, ChildOutcome], None],
+        metric_before: dict | None = None,
     ) -> None:
-        """The first scoring ended: report it, or score the same output again first."""
+        """The first scoring ended: report it, or score the same output again first, as
+        many times as `repeats` says, each scoring opened when the one before ended.
+        `metric_before`: with an artifact, the metric model's usage before the first
+        scoring, so the case's metric usage counts every scoring."""
+
+        def report() -> None:
+            if metric_before is not None:
+                outcome.metric_usage = usage_delta(metric_before, usage_now(handler))
+            on_case(index, outcome)
+
         stopped = outcome.failure is not None or (self.run_box is not None and output is None)
         if self.second_source is None or stopped:
-            on_case(index, outcome)
+            report()
             return
-
-        def second_done(channel: Channel) -> None:
-            outcome.second = _metric_outcome(channel, self.metric_box, observation)
-            on_case(index, outcome)
-
         call = output is not None or self.run_box is None
-        self._open_metric(
-            case, index, handler, observation, output, call, second_done, self.second_source
-        )
+        left = self.repeats
+
+        def again(channel: Channel) -> None:
+            nonlocal left
+            scoring = _metric_outcome(channel, self.metric_box, observation)
+            if outcome.second is None:
+                outcome.second = scoring
+            else:
+                outcome.more.append(scoring)
+            left -= 1
+            if left and scoring.failure != "cancelled":
+                score_again()
+            else:
+                report()
+
+        def score_again() -> None:
+            self._open_metric(
+                case, index, handler, observation, output, call, again, self.second_source
+            )
+
+        score_again()
 
     def start(
         self,
@@ -373,7 +409,6 @@ class CaseStarter:
             def metric_done(metric: Channel) -> None:
                 outcome = _metric_outcome(metric, metric_box, observation)
                 outcome.run = run
-                outcome.metric_usage = usage_delta(metric_before, usage_now(handler))
                 # What the run printed comes first.
                 outcome.stdout = channel.stdout.text() + outcome.stdout
                 outcome.stderr = channel.stderr.text() + outcome.stderr
@@ -381,7 +416,9 @@ class CaseStarter:
                 outcome.stderr_truncated += channel.stderr.truncated
                 outcome.stdout_printed += channel.stdout.printed
                 outcome.stderr_printed += channel.stderr.printed
-                self._scored(case, index, handler, observation, output, outcome, on_case)
+                self._scored(
+                    case, index, handler, observation, output, outcome, on_case, metric_before
+                )
 
             self._open_metric(
                 case, index, handler, observation, output, output is not None, metric_done
