@@ -27,7 +27,7 @@ class Sink(Protocol):
 # Why gepa skipped reflecting on a parent (its EvaluationSkippedEvent's reason), as the
 # run's events name it.
 SKIP_CODES = {"all_scores_perfect": "perfect_minibatch", "no_trajectories": "no_traces"}
-# The most of a minibatch's cases an event names (a run's minibatches have 3).
+# The most of a minibatch's cases an event names (a run's minibatches have 1 to 50).
 MINIBATCH_NAMED = 50
 
 

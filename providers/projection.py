@@ -11,7 +11,8 @@ The model of a GEPA run (gepa's ReflectiveMutationProposer; DSPy GEPA runs the s
 through gepa, with the same minibatch default):
 
 1. The seed candidate is scored on the whole valset: V metric calls.
-2. Each iteration scores the current candidate on a minibatch of m train cases (m calls),
+2. Each iteration scores the current candidate on a minibatch of m train cases (m calls:
+   the run's minibatch size, gepa's reflection_minibatch_size),
    makes ONE reflection call that reads the current instruction and those m cases (each
    case's input, output and feedback), and scores the proposed candidate on the same
    minibatch (m calls).
@@ -53,7 +54,11 @@ from providers.catalogue import Model
 ENGINES = ("gepa", "dspy_gepa")
 
 REFLECTION_MINIBATCH = 3
-"""Cases per reflection minibatch: gepa's and DSPy GEPA's reflection_minibatch_size default."""
+"""Cases per reflection minibatch: gepa's and DSPy GEPA's reflection_minibatch_size default,
+and a draft's until its owner picks another (MINIBATCH_LIMITS)."""
+
+MINIBATCH_LIMITS = (1, 50)
+"""The minibatch sizes a run may have: the wizard's, the API's and the engines' bounds."""
 
 PROMPT_TEMPLATE_CHARS = 1000
 """Characters of the reflection prompt around the instruction and the cases: gepa's
@@ -122,14 +127,25 @@ class Measured:
         task_model: str,
         metric_model: str,
     ) -> Measured:
-        """From an Evaluation.summary (the shared schema's "cases", "cost", "time")."""
+        """From an Evaluation.summary (the shared schema's "cases", "cost", "time").
+
+        An evaluation that scored each output more than once (K repeats, or a second
+        version compared) spent K metric calls a case, and its cases took their time
+        one scoring after another: a run's metric calls are one each, so the metric's
+        cost and time are divided by the scorings (the artifact's run happened once)."""
         cost = summary.get("cost") or {}
         time = summary.get("time") or {}
+        scorings = scorings_of(summary)
+        metric_usd = cost.get("metric_usd_per_case")
+        total_ms, run_ms = time.get("total_ms_mean"), time.get("run_ms_mean")
+        if total_ms is not None and scorings > 1:
+            ran = run_ms or 0.0
+            total_ms = ran + max(0.0, total_ms - ran) / scorings
         return cls(
             cases=int(summary.get("cases") or 0),
             task_usd_per_case=cost.get("task_usd_per_case"),
-            metric_usd_per_case=cost.get("metric_usd_per_case"),
-            total_ms_mean=time.get("total_ms_mean"),
+            metric_usd_per_case=metric_usd / scorings if metric_usd is not None else None,
+            total_ms_mean=total_ms,
             run_ms_mean=time.get("run_ms_mean"),
             feedback_length_mean=cost.get("feedback_length_mean"),
             feedback_length_max=cost.get("feedback_length_max"),
@@ -138,6 +154,17 @@ class Measured:
             task_model=task_model,
             metric_model=metric_model,
         )
+
+
+def scorings_of(summary: Mapping) -> int:
+    """How many times the evaluation behind `summary` scored each case's output: its K
+    repeats, 2 for one scored twice or compared with a second version, else 1."""
+    noise = summary.get("noise") or {}
+    if isinstance(noise.get("k"), int) and noise["k"] > 1:
+        return noise["k"]
+    if summary.get("flaky") is not None or summary.get("agreement") is not None:
+        return 2
+    return 1
 
 
 @dataclass(frozen=True)
@@ -197,10 +224,10 @@ class Projection:
         return data
 
 
-def assumptions() -> dict:
-    """The constants a projection was made with, kept with it."""
+def assumptions(minibatch: int = REFLECTION_MINIBATCH) -> dict:
+    """The constants a projection was made with, kept with it (the minibatch: the run's)."""
     return {
-        "reflection_minibatch": REFLECTION_MINIBATCH,
+        "reflection_minibatch": minibatch,
         "prompt_template_chars": PROMPT_TEMPLATE_CHARS,
         "example_overhead_chars": EXAMPLE_OVERHEAD_CHARS,
         "chars_per_token": list(CHARS_PER_TOKEN),
@@ -315,9 +342,11 @@ def project(
     reflection: Model | None,
     reflection_id: str = "",
     instruction_chars: int = 0,
+    minibatch: int = REFLECTION_MINIBATCH,
 ) -> Projection:
-    """Project a run of `engine` with `budget_calls` metric calls from `measured` (None:
-    no evaluation measured anything).
+    """Project a run of `engine` with `budget_calls` metric calls and reflection
+    minibatches of `minibatch` cases from `measured` (None: no evaluation measured
+    anything).
 
     `task_model` and `metric_model` are the run's (the metric model resolved): a cost the
     evaluation measured on another model does not count for it. `reflection` is the run's
@@ -326,7 +355,6 @@ def project(
     reflection rewrites."""
     if engine not in ENGINES:
         raise ValueError(f"no projection for the engine {engine!r}")
-    minibatch = REFLECTION_MINIBATCH
     calls, iterations = plan(budget_calls, valset_size, minibatch)
     prompt = None
     if measured is not None and None not in (
@@ -369,7 +397,75 @@ def project(
         total_usd=total,
         total_missing=missing if measured_parts else (),
         notes=tuple(notes),
-        assumptions=assumptions(),
+        assumptions=assumptions(minibatch),
         measured=measured,
         **lines,
     )
+
+
+# -- the minibatch gate ---------------------------------------------------------------
+
+STEP_SHARE = 0.1
+"""The improvement the gate is judged on: a tenth of the score's range."""
+
+COIN_TOSS = 0.75
+"""Below this chance of accepting a truly better candidate, the gate is called a coin toss."""
+
+RIGHT_CALL_TARGET = 0.9
+"""The chance of a right call the suggested minibatch size reaches."""
+
+
+def score_step(score: Mapping | None) -> float:
+    """The step a candidate is better by that the gate is judged on: STEP_SHARE of the
+    score's range, the range being an evaluation summary's score max - min when wider
+    than 1 (a metric scoring 0 to 10), else 1 (scores in [0, 1], or too few to tell)."""
+    score = score or {}
+    low, high = score.get("min"), score.get("max")
+    width = 1.0
+    if isinstance(low, int | float) and isinstance(high, int | float) and high - low > 1:
+        width = float(high - low)
+    return STEP_SHARE * width
+
+
+def right_call(variance: float, minibatch: int, step: float) -> float:
+    """P = Φ(step / sqrt(2σ²/m)): see minibatch_gate. 1 for a metric without noise."""
+    if variance <= 0:
+        return 1.0
+    # scipy only here: the worker imports this module and never needs it.
+    from scipy.stats import norm
+
+    return float(norm.cdf(step / math.sqrt(2 * variance / minibatch)))
+
+
+def minibatch_gate(variance: float, minibatch: int, *, step: float = STEP_SHARE) -> dict:
+    """How often GEPA's minibatch comparison makes the right call, given the judge's noise.
+
+    GEPA accepts a proposed candidate only if it scores higher than its parent on the same
+    minibatch of m train cases. A metric that calls a model (a judge) gives a case a
+    different score each time it scores it, so that comparison is partly chance. The
+    model: each of the two candidates' scores on a case carries the judge's own noise,
+    of variance σ² (`variance`: what a K-repeat evaluation measured, the mean over cases
+    of each case's variance across its K scores), independent of the other's and of the
+    other cases'. Each candidate's minibatch mean then carries noise of variance σ²/m, and
+    the difference of the two means noise of SD sqrt(2σ²/m). A candidate truly better by
+    `step` on every case wins the comparison when that noise does not take more than
+    `step` away:
+
+        P = Φ(step / sqrt(2σ²/m))
+
+    with Φ the standard normal CDF (the normal law of the mean of m noises: exact for
+    normal noise, close enough for other noise from m of a few on). Scores that tie (a
+    0/1 judge) make it worse than this: gepa keeps the parent on a tie.
+
+    Returns {"right_call": P at `minibatch`, "coin_toss": P < COIN_TOSS, "minibatch_for":
+    the smallest minibatch size up to MINIBATCH_LIMITS' largest with P ≥ RIGHT_CALL_TARGET,
+    None when none is}."""
+    if minibatch < 1:
+        raise ValueError("a minibatch has at least one case")
+    chance = right_call(variance, minibatch, step)
+    low, high = MINIBATCH_LIMITS
+    needed = next(
+        (m for m in range(low, high + 1) if right_call(variance, m, step) >= RIGHT_CALL_TARGET),
+        None,
+    )
+    return {"right_call": chance, "coin_toss": chance < COIN_TOSS, "minibatch_for": needed}

@@ -367,6 +367,8 @@ def _spec(run: Run, train: list[dict], val: list[dict], directory: Path) -> RunS
         run_dir=str(directory),
         timeout_s=float(run.contract_check.timeout_s),
         window=settings.RUN_WINDOW,
+        # A configuration from before the choice has gepa's default.
+        minibatch_size=int(config.get("minibatch") or 3),
         seed=int(((config.get("dataset") or {}).get("splits") or {}).get("seed") or 0),
         output_fields=tuple(sorted(c for c, role in columns.items() if role == "output")),
         # Every call an earlier attempt made counts against the budget, those after the

@@ -15,6 +15,7 @@ import dataset_files
 from checks.forms import ModelPickers, model_field
 from checks.models import Check
 from metrics.models import MetricVersion
+from providers.projection import MINIBATCH_LIMITS
 from submissions import datasets, rules
 from submissions.models import ArtifactKind, Dataset, Draft, Engine
 from wording import words
@@ -34,6 +35,12 @@ CONTENT_CODES = {
     "artifact_too_large",
 }
 MAX_BUDGET = 1_000_000
+# The models step's minibatch size, said the same by the API (api.draft_body).
+MINIBATCH_HELP = _(
+    "How many train cases GEPA scores a candidate and its proposed change on before it "
+    "keeps the one that did better. Bigger: a steadier comparison, less swayed by chance, "
+    "but more metric calls per iteration (two per case)."
+)
 RATIO_FIELDS = ("train_percent", "validation_percent", "test_percent")
 SPLIT_COLUMN_CODES = {"unknown_split_value", "empty_split_value"}
 
@@ -388,6 +395,13 @@ class ModelsForm(ModelPickers, forms.Form):
             "It stops there and keeps its best candidate."
         ),
     )
+    minibatch = forms.IntegerField(
+        label=_("Minibatch size"),
+        min_value=MINIBATCH_LIMITS[0],
+        max_value=MINIBATCH_LIMITS[1],
+        required=False,
+        help_text=MINIBATCH_HELP,
+    )
 
     def __init__(self, *args, kind: str, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -417,6 +431,11 @@ class ModelsForm(ModelPickers, forms.Form):
         # Left empty: the default, as a draft starts with.
         value = self.cleaned_data.get("budget_usd")
         return value if value is not None else Draft._meta.get_field("budget_usd").default
+
+    def clean_minibatch(self) -> int:
+        # Left empty: the default, as a draft starts with.
+        value = self.cleaned_data.get("minibatch")
+        return value if value is not None else Draft._meta.get_field("minibatch").default
 
     def clean(self):
         data = super().clean()

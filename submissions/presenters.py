@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 import dataset_files
 from checks import presenters as check_presenters
-from submissions import datasets, rules, services
+from providers.projection import MINIBATCH_LIMITS
+from submissions import datasets, projection, rules, services
 from submissions.models import FORM_STEPS, STEPS, Draft
 from wording import format_count, reference_rows, words
 from wording.wizard import (
@@ -127,6 +130,9 @@ def step_context(state: rules.DraftState, step: str, *, form=None, upload=None) 
         context["counts"] = split_counts(state.facts, found)
         if context["counts"] is not None:
             context["split_warnings"] = small_split_warnings(state.facts["counts"])
+    if step == "models":
+        gate = projection.gate_for_draft(draft, chosen_minibatch(form, draft))
+        context["minibatch_gate"] = gate_view(gate)
     if step in ("check", "review"):
         context["check"] = draft.contract_check
         context["rendered"] = (
@@ -271,6 +277,9 @@ def projection_view(data: dict | None) -> dict | None:
         )
     return {
         "evaluation": data["evaluation"],
+        "minibatch": data["minibatch"],
+        # A projection stored before the minibatch gate has none.
+        "minibatch_gate": gate_view(data.get("minibatch_gate")),
         "rows": rows,
         "calls": _span(calls["low"], calls["high"], _count),
         "iterations": _span(iterations["low"], iterations["high"], _count),
@@ -280,3 +289,112 @@ def projection_view(data: dict | None) -> dict | None:
 
 def _count(value: float) -> str:
     return number_format(round(value), force_grouping=True)
+
+
+# -- the minibatch gate (submissions.projection.gate_for_draft) ------------------------
+
+
+def chosen_minibatch(form, draft: Draft) -> int:
+    """The minibatch size the models step shows: as posted when it is one, else the
+    draft's."""
+    low, high = MINIBATCH_LIMITS
+    value = form["minibatch"].value() if form is not None and "minibatch" in form.fields else None
+    try:
+        size = int(value)
+    except (TypeError, ValueError):
+        return draft.minibatch
+    return size if low <= size <= high else draft.minibatch
+
+
+def _percent(share: float) -> str:
+    """A chance as a whole percent, rounded down: 0.9017 is 90, never 91, and a chance
+    below COIN_TOSS never reads as that line."""
+    return number_format(math.floor(share * 100 + 1e-9))
+
+
+def _plain_number(value: float) -> str:
+    """A step as the reader writes it: 0.1 ("0,1" in Spanish), 1, 0.25."""
+    value = float(f"{value:.3g}")
+    return number_format(int(value) if value.is_integer() else value)
+
+
+def gate_words(gate: dict) -> str:
+    """What a measured gate says when it is a coin toss, in the reader's language: how
+    often the metric changed its verdict, what the chance of a right call is at the
+    chosen size, and what would make it 90%. "" when it is no coin toss."""
+    if not gate.get("coin_toss"):
+        return ""
+    sentences = []
+    k, flip = gate.get("k"), gate.get("flip_share")
+    if isinstance(k, int) and isinstance(flip, int | float):
+        sentences.append(
+            ngettext(
+                "Scored %(k)s time, this metric changed its verdict on %(share)s%% of cases.",
+                "Scored %(k)s times, this metric changed its verdict on %(share)s%% of cases.",
+                k,
+            )
+            % {"k": k, "share": number_format(round(flip * 100))}
+        )
+    sentences.append(
+        _(
+            "At a minibatch of %(minibatch)s, a candidate better by %(step)s wins the "
+            "minibatch comparison only %(chance)s%% of the time — close to a coin toss."
+        )
+        % {
+            "minibatch": gate["minibatch"],
+            "step": _plain_number(gate["step"]),
+            "chance": _percent(gate["right_call"]),
+        }
+    )
+    size = gate.get("minibatch_for")
+    chance = _percent(gate["right_call_for"])
+    if size is not None:
+        said = _(
+            "A minibatch of %(size)s would make it %(chance)s%%; temperature 0 for the "
+            "metric model removes most of this noise."
+        )
+    else:
+        said = _(
+            "Even a minibatch of %(size)s would make it only %(chance)s%%; temperature 0 "
+            "for the metric model removes most of this noise."
+        )
+    sentences.append(said % {"size": size or MINIBATCH_LIMITS[1], "chance": chance})
+    return " ".join(sentences)
+
+
+MEASURE_WORDS = gettext_lazy(
+    "This metric calls a model, so it may score the same output differently each time, "
+    "and GEPA's minibatch comparison may then keep or drop a candidate by chance. "
+    "Evaluate the draft with each case scored several times to measure how much."
+)
+
+
+def gate_note(gate: dict) -> str:
+    """What a measured gate that is no coin toss says: the chance of a right call."""
+    return _(
+        "At a minibatch of %(minibatch)s, a candidate better by %(step)s wins the "
+        "minibatch comparison %(chance)s%% of the time."
+    ) % {
+        "minibatch": gate["minibatch"],
+        "step": _plain_number(gate["step"]),
+        "chance": _percent(gate["right_call"]),
+    }
+
+
+def gate_view(gate: dict | None) -> dict | None:
+    """The stored gate worded: "warning" for a coin toss, else "note" (the chance of a
+    right call); or "measure" for a judge whose noise nothing measured. None for a metric
+    that calls no model: there is nothing to say."""
+    if not gate:
+        return None
+    view = {"warning": "", "note": "", "measure": False, "measure_text": ""}
+    if not gate.get("measured"):
+        return {**view, "measure": True, "measure_text": str(MEASURE_WORDS)}
+    warning = gate_words(gate)
+    return {**view, "warning": warning, "note": "" if warning else gate_note(gate)}
+
+
+def gate_message(view: dict | None) -> str:
+    """The one thing a gate's view says, for a surface with one line (the API)."""
+    view = view or {}
+    return view.get("warning") or view.get("note") or view.get("measure_text") or ""

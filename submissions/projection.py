@@ -11,11 +11,19 @@ dict in the reader's language (submissions.presenters)."""
 from __future__ import annotations
 
 import json
+import math
 
 from django.db.models import F, Model
 
 from jobs import model_choices
-from providers.projection import Measured, project
+from providers.projection import (
+    MINIBATCH_LIMITS,
+    Measured,
+    minibatch_gate,
+    project,
+    right_call,
+    score_step,
+)
 from submissions.models import Draft
 from submissions.rules import draft_artifact, metric_source, resolved_engine
 
@@ -32,13 +40,13 @@ CASE_SAMPLE = 200
 DONE = "done"
 
 
-def latest_evaluation(draft: Draft) -> Model | None:
-    """The draft's most recently finished evaluation that has its summary."""
-    return (
-        draft.evaluations.filter(status=DONE, summary__isnull=False)
-        .order_by(F("finished_at").desc(nulls_last=True), "-pk")
-        .first()
-    )
+def latest_evaluation(draft: Draft, *, source: str | None = None) -> Model | None:
+    """The draft's most recently finished evaluation that has its summary (of the metric
+    `source` only, when given)."""
+    finished = draft.evaluations.filter(status=DONE, summary__isnull=False)
+    if source is not None:
+        finished = finished.filter(source=source)
+    return finished.order_by(F("finished_at").desc(nulls_last=True), "-pk").first()
 
 
 def case_sizes(evaluation: Model) -> tuple[float | None, int | None]:
@@ -93,8 +101,10 @@ def for_draft(draft: Draft, *, counts: dict[str, int]) -> dict:
         reflection=reflection,
         reflection_id=draft.reflection_model,
         instruction_chars=len(draft.artifact_content),
+        minibatch=draft.minibatch,
     )
     data = {"version": VERSION, "evaluation": None, **result.to_dict()}
+    data["minibatch_gate"] = gate_for_draft(draft)
     if evaluation is not None:
         data["evaluation"] = {
             "id": evaluation.pk,
@@ -103,3 +113,90 @@ def for_draft(draft: Draft, *, counts: dict[str, int]) -> dict:
             "changed_since": _changed_since(evaluation, draft),
         }
     return data
+
+
+# -- the minibatch gate (providers.projection.minibatch_gate) ---------------------------
+
+# Finished evaluations looked through, newest first, for one that measured the noise: a
+# draft evaluated more often than this since has a measurement too old to hold anyway.
+NOISE_LOOKBACK = 20
+
+
+def _metric_model(row) -> str:
+    """The metric model a draft or an evaluation resolves to (none chosen: reflection)."""
+    return row.metric_model or row.reflection_model
+
+
+def noise_evaluation(draft: Draft) -> Model | None:
+    """The draft's most recently finished evaluation that scored each case K times
+    (its summary's "noise"), of the metric and the metric model the draft has now: a
+    noise measured on another metric or model says nothing of this one's."""
+    finished = draft.evaluations.filter(
+        status=DONE, summary__isnull=False, source=metric_source(draft) or ""
+    ).order_by(F("finished_at").desc(nulls_last=True), "-pk")
+    for evaluation in finished[:NOISE_LOOKBACK]:
+        noise = evaluation.summary.get("noise")
+        variance = noise.get("variance") if isinstance(noise, dict) else None
+        if (
+            isinstance(variance, int | float)
+            and math.isfinite(variance)
+            and variance >= 0
+            and _metric_model(evaluation) == _metric_model(draft)
+        ):
+            return evaluation
+    return None
+
+
+def calls_a_model(draft: Draft) -> bool:
+    """Whether the draft's metric is a judge (it calls a model), as far as something
+    measured it: a case of its contract check whose metric made model calls, or a
+    finished evaluation of it that paid for metric model calls (one of recorded outputs:
+    that made any model call, every one being the metric's)."""
+    source = metric_source(draft) or ""
+    check = draft.contract_check
+    if check is not None and check.source == source and isinstance(check.result, dict):
+        for case in check.result.get("cases") or []:
+            if ((case.get("usage") or {}).get("model_calls") or 0) > 0:
+                return True
+    evaluation = latest_evaluation(draft, source=source)
+    if evaluation is None:
+        return False
+    cost = evaluation.summary.get("cost") or {}
+    if (cost.get("metric_usd_total") or 0) > 0:
+        return True
+    return not evaluation.artifact and (cost.get("model_calls_total") or 0) > 0
+
+
+def gate_for_draft(draft: Draft, minibatch: int | None = None) -> dict | None:
+    """What GEPA's minibatch comparison is worth for the draft's run at `minibatch`
+    cases (the draft's own size when None), as data.
+
+    With a measured noise: {"measured": True, "evaluation": its id, "k", "flip_share",
+    "variance", "step" (the improvement judged on), "minibatch", "right_call",
+    "coin_toss", "minibatch_for", "right_call_for" (the chance at minibatch_for, or at
+    the largest minibatch when none reaches the target)}.
+    A judge metric whose noise nothing measured: {"measured": False, "minibatch"}.
+    None for a metric that calls no model, as far as anything measured."""
+    minibatch = minibatch or draft.minibatch
+    evaluation = noise_evaluation(draft)
+    if evaluation is None:
+        return {"measured": False, "minibatch": minibatch} if calls_a_model(draft) else None
+    noise = evaluation.summary["noise"]
+    variance = float(noise["variance"])
+    step = score_step(evaluation.summary.get("score"))
+    gate = minibatch_gate(variance, minibatch, step=step)
+    needed = gate["minibatch_for"]
+    flip = noise.get("flip_share")
+    if isinstance(flip, dict):
+        flip = flip.get("value")
+    return {
+        "measured": True,
+        "evaluation": evaluation.pk,
+        "k": noise.get("k"),
+        "flip_share": flip if isinstance(flip, int | float) else None,
+        "variance": variance,
+        "step": step,
+        "minibatch": minibatch,
+        **gate,
+        "right_call_for": right_call(variance, needed or MINIBATCH_LIMITS[1], step),
+    }

@@ -292,6 +292,9 @@ def run_config(draft: Draft, *, split_rows: bool = True) -> dict:
             "metric_chosen": draft.metric_model or None,
         },
         "engine": {"chosen": draft.engine, "resolved": resolved_engine(draft)},
+        # The train cases GEPA compares a candidate and its proposal on (gepa's and DSPy
+        # GEPA's reflection_minibatch_size).
+        "minibatch": draft.minibatch,
         "budget": {"metric_calls": draft.budget, "usd": float(draft.budget_usd)},
         "check": {
             "id": draft.contract_check.pk,

@@ -69,6 +69,7 @@ def _form_for(draft: Draft, step: str, data=None):
             "engine": draft.engine,
             "budget": draft.budget,
             "budget_usd": draft.budget_usd,
+            "minibatch": draft.minibatch,
         }
         return ModelsForm(bound, kind=draft.artifact_kind, initial=initial)
     return None

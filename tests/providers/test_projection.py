@@ -221,3 +221,29 @@ def test_the_summary_schema_is_read_and_the_projection_is_json():
     unmeasured = _project(measured, task_model="openai/other").to_dict()
     assert unmeasured["task_usd"] == {"reason": "model_changed"}
     assert unmeasured["total_missing"] == ["task_usd"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "scorings"),
+    [
+        ({"noise": {"k": 3}}, 3),
+        ({"flaky": {"count": 0}}, 2),
+        ({"agreement": {"n": 4}}, 2),
+        ({"flaky": None, "agreement": None, "noise": None}, 1),
+    ],
+)
+def test_an_evaluation_that_scored_each_case_k_times_counts_one_metric_call(extra, scorings):
+    """Its metric cost and the metric's share of a case's time were spent K times; a run
+    calls the metric once a case (the artifact ran once either way)."""
+    summary = {
+        "cases": 40,
+        "cost": {"task_usd_per_case": 0.002, "metric_usd_per_case": 0.003},
+        "time": {"total_ms_mean": 1200.0 + 300.0 * scorings, "run_ms_mean": 1200.0},
+        **extra,
+    }
+    measured = Measured.from_summary(
+        summary, case_chars_mean=None, case_chars_max=None, task_model="", metric_model=""
+    )
+    assert measured.metric_usd_per_case == pytest.approx(0.003 / scorings)
+    assert measured.task_usd_per_case == pytest.approx(0.002)
+    assert measured.total_ms_mean == pytest.approx(1500.0)

@@ -7,6 +7,9 @@ out; the server checks the values as the submit wizard does and names the key it
 
     name = "capitals"                 # the run's name (default: the date and time)
     engine = "auto"                   # auto, gepa or dspy_gepa
+    # minibatch = 3                   # train cases a candidate and its proposal are
+                                      # compared on, 1 to 50 (or --minibatch N): bigger,
+                                      # steadier comparisons; more metric calls each step
 
     [artifact]
     kind = "prompt"                   # prompt, python or dspy
@@ -93,6 +96,14 @@ def add(commands, common) -> None:
     submit.add_argument(
         "--watch", action="store_true", help=f"then watch it until it stops. {WATCH_NOTE}"
     )
+    submit.add_argument(
+        "--minibatch",
+        metavar="N",
+        type=int,
+        help="the minibatch size, 1 to 50, in place of the run file's: how many train cases "
+        "a candidate and its proposal are compared on (bigger: steadier comparisons, more "
+        "metric calls per iteration)",
+    )
     submit.set_defaults(func=run_submit)
     watch = actions.add_parser(
         "watch",
@@ -130,10 +141,16 @@ def run_submit(args, output) -> int:
     found = runfile.read(args.file)
     with api(args) as client:
         body = {**found.body, "dataset_id": _dataset_id(client, found, output)}
+        if args.minibatch is not None:
+            body["minibatch"] = args.minibatch
         draft = client.post("/runs/drafts", body)
         output.line(
             _("Draft {id}: {page}").format(id=draft["id"], page=client.server.url + draft["url"])
         )
+        # The server's own words (in the reader's language): a noisy judge's warning.
+        gate = draft.get("minibatch_gate") or {}
+        if gate.get("message"):
+            output.line("  " + gate["message"], style="yellow")
         check = client.post(f"/runs/drafts/{draft['id']}/check")
         check = wait_for_check(client, check, output, cancel=args.cancel_on_interrupt)
         if not check["passed"]:

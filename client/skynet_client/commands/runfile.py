@@ -19,7 +19,17 @@ KINDS = ("prompt", "python", "dspy")
 # Every key a run file may hold, by table ("" is the top level). A key not here is an
 # error naming the nearest known one: a typo must not pass for a default.
 KEYS = {
-    "": ("name", "engine", "artifact", "dataset", "splits", "metric", "models", "budget"),
+    "": (
+        "name",
+        "engine",
+        "minibatch",
+        "artifact",
+        "dataset",
+        "splits",
+        "metric",
+        "models",
+        "budget",
+    ),
     "artifact": ("kind", "file", "text_file", "text"),
     "dataset": ("file", "id", "roles", "types"),
     "splits": ("train_percent", "validation_percent", "test_percent", "seed", "column"),
@@ -113,6 +123,8 @@ def read(path: str) -> RunFile:
         "engine": data.get("engine", "auto"),
         "budget": _table(data, "budget", required=False),
     }
+    if "minibatch" in data:
+        body["minibatch"] = data["minibatch"]
     for key in ("roles", "types"):
         if key in dataset:
             body[key] = dataset[key]
