@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -23,7 +24,10 @@ def _usage(user) -> dict:
 @login_required
 @require_GET
 def dataset_list(request: HttpRequest) -> HttpResponse:
-    datasets = dataset_selectors.datasets_with_uses(request.user)
+    # A version's parent by name only (a dataset's row holds its whole file).
+    datasets = dataset_selectors.datasets_with_uses(request.user).annotate(
+        parent_name=F("parent__filename")
+    )
     context = {"datasets": datasets, "usage": _usage(request.user)}
     return render(request, "submissions/datasets.html", context)
 

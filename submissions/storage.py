@@ -43,9 +43,12 @@ def quota() -> int:
 
 
 def used(owner: AbstractBaseUser) -> int:
-    """The bytes `owner`'s datasets take now."""
+    """The bytes `owner`'s datasets take now, and the copies of their cases that their
+    labellings keep (labelling.Labelling, read through the owner's reverse relation: the
+    wizard is below the labelling app)."""
     total = Dataset.objects.filter(owner=owner).aggregate(total=Sum("stored_bytes"))["total"]
-    return total or 0
+    copies = owner.labellings.aggregate(total=Sum("stored_bytes"))["total"]
+    return (total or 0) + (copies or 0)
 
 
 def admit(owner: AbstractBaseUser, size: int) -> None:
