@@ -9,7 +9,17 @@ from ninja import NinjaAPI
 
 from api import errors
 from api.auth import TokenAuth
-from api.routes import checks, datasets, evaluations, index, me, metrics, runs
+from api.routes import (
+    alignment,
+    checks,
+    datasets,
+    evaluations,
+    index,
+    labellings,
+    me,
+    metrics,
+    runs,
+)
 from api.strict import JsonBodies
 from api.version import API_VERSION
 
@@ -36,3 +46,5 @@ api.add_router("/checks", checks.router, tags=["checks"])
 api.add_router("/datasets", datasets.router, tags=["datasets"])
 api.add_router("/evaluations", evaluations.router, tags=["evaluations"])
 api.add_router("/runs", runs.router, tags=["runs"])
+api.add_router("/labellings", labellings.router, tags=["labellings"])
+api.add_router("", alignment.router, tags=["alignment"])

@@ -118,7 +118,9 @@ INSTALLED_APPS = [
     "checks",
     "submissions",
     "evaluations",
+    "labelling",
     "runs",
+    "alignment",
     "docs_site",
     "api",
     # The project itself: sign-up and log-in, /healthz, the language middleware and `serve`.

@@ -27,7 +27,9 @@ urlpatterns += i18n_patterns(
     path("accounts/", include("skynet_web.account_urls")),
     path("accounts/tokens/", include("api.urls")),
     # Before the wizard's: runs and evaluations answer some of its paths (submit/<pk>/...).
+    path("", include("alignment.urls")),
     path("", include("runs.urls")),
+    path("", include("labelling.urls")),
     path("", include("evaluations.urls")),
     path("", include("submissions.urls")),
     path("", include("metrics.urls")),

@@ -26,6 +26,7 @@ OWNED_BY = {
     "evaluation_id": "e",
     "draft_id": "d",
     "run_id": "u",
+    "labelling_id": "l",
 }
 NOT_THERE = 987654
 

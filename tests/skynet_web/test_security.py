@@ -15,6 +15,7 @@ from api import tokens as api_tokens
 from checks.models import Check, FeedbackReview
 from contract.engine import run_check
 from evaluations.models import Evaluation, EvaluationCase
+from labelling import services as labelling_services
 from metrics import services as metric_services
 from runs.models import Run
 from submissions import services as submit_services
@@ -33,6 +34,8 @@ PUBLIC = {
     "switch_language",
     "docs:index",
     "docs:page",
+    # A docs page's example files (docs/examples/), the same for everyone.
+    "docs:download",
     # The command line's wheel: the same client as the source's, for `pip install`.
     "client_download",
     # The site's icon, which every page links.
@@ -154,6 +157,7 @@ LOGIN_ONLY = {
     "evaluations:list",
     "api:tokens",
     "submissions:datasets",
+    "labelling:list",
 }
 
 
@@ -168,6 +172,7 @@ def test_list_pages_need_a_log_in(client, name):
         "evaluations:list": "/en/evaluations/",
         "api:tokens": "/en/accounts/tokens/",
         "submissions:datasets": "/en/datasets/",
+        "labelling:list": "/en/labellings/",
     }
     response = client.get(path[name])
     assert response.status_code == 302
@@ -217,6 +222,18 @@ OWNED = {
     # tests/submissions/test_dataset_library.py).
     "submissions:dataset_delete": ("get", "/en/datasets/{dataset}/delete/"),
     "api:token_revoke": ("post", "/en/accounts/tokens/{t}/revoke/"),
+    # Labelling: starting one from a dataset or an evaluation, and its own pages (an
+    # invitee's access is walked in tests/labelling/test_labelling_sharing.py).
+    "labelling:start": ("get", "/en/labellings/new/dataset/{dataset}/"),
+    "labelling:start_from_evaluation": ("get", "/en/labellings/new/evaluation/{e}/"),
+    "labelling:detail": ("get", "/en/labellings/{l}/"),
+    "labelling:case": ("get", "/en/labellings/{l}/cases/1/"),
+    "labelling:label": ("post", "/en/labellings/{l}/cases/1/label/"),
+    "labelling:invite": ("post", "/en/labellings/{l}/invite/"),
+    "labelling:version": ("post", "/en/labellings/{l}/version/"),
+    # Aligning a judge: the start page of an evaluation's, Accept on an alignment's run.
+    "alignment:start": ("get", "/en/evaluations/{e}/align/"),
+    "alignment:accept": ("post", "/en/runs/{u}/accept-prompt/"),
 }
 
 
@@ -248,6 +265,10 @@ def owned_objects(owner) -> dict:
     EvaluationCase.objects.create(evaluation=evaluation, index=0, row=0, file_row=2, status="valid")
     ids = {"m": metric.pk, "c": check.pk, "r": review.pk, "d": draft.pk, "u": run.pk}
     token, _secret = api_tokens.token_create(owner=owner, name="ci", scope="read", days=None)
+    labelling = labelling_services.labelling_create(
+        owner=owner, dataset=dataset, input_columns=["q"], output_column="a"
+    )
+    ids["l"] = labelling.pk
     return {**ids, "e": evaluation.pk, "t": token.pk, "dataset": dataset.pk}
 
 

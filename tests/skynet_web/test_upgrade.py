@@ -34,19 +34,37 @@ REWRITTEN = {"django_migrations", "django_content_type"}
 ADDED = {
     "metrics_versionlabel": ("metrics", "versionlabel"),
     "metrics_conversion": ("metrics", "conversion"),
+    "alignment_alignment": ("alignment", "alignment"),
+    "labelling_labelling": ("labelling", "labelling"),
+    "labelling_label": ("labelling", "label"),
+    "labelling_invitation": ("labelling", "invitation"),
+    "labelling_casechunk": ("labelling", "casechunk"),
 }
 # The tables that gain those permissions: every old row kept, the new ones the added models'.
 GROWN = {"auth_permission"}
+class _EmptyObject:
+    """A JSON column's {} as each backend reads it back: SQLite's text, PostgreSQL's dict."""
+
+    def __eq__(self, other: object) -> bool:
+        return other in ("{}", {})
+
+    def __repr__(self) -> str:
+        return "{}"
+
+
+EMPTY_OBJECT = _EmptyObject()
+
 # Tables given columns by later migrations, with the values every old row must get in
 # them (appended at the end of each row): the old values are kept as they were.
 WIDENED = {
-    "evaluations_evaluation": (0, 0),  # claim, lost
-    "evaluations_evaluationcase": (None,),  # predictor_feedback
+    "evaluations_evaluation": (0, 0, EMPTY_OBJECT, 2),  # claim, lost, human, repeats
+    "evaluations_evaluationcase": (None, None, None),  # predictor_feedback, human, repeats
     "metrics_app_check": (None, None),  # draft_parts, files
     "metrics_app_metricversion": (None,),  # files
     # stored_bytes, counted by the migration from the snapshot's one dataset: its 16-byte
     # file, and its rows', preview's and row numbers' JSON (28 + 14 + 6 bytes).
-    "submissions_dataset": (64,),
+    "submissions_dataset": (64, None),  # and parent
+    "submissions_draft": (3,),  # minibatch
 }
 
 # Where each moved model's content type was, and where it must be now.
