@@ -33,9 +33,12 @@ SLUGS = (
     "concepts/datasets",
     "concepts/engines",
     "concepts/optimization",
+    "guides/is-my-metric-right",
     "guides/submit",
     "guides/from-ci",
 )
+# Files a page links for download, kept in docs/examples/: {name: content type}.
+DOWNLOADS = {"judge-labels.csv": "text/csv; charset=utf-8"}
 EXAMPLE_INFO = "python metric.py"
 COPY, OPEN, OPEN_BASE = "\x00copy\x00", "\x00open\x00", "\x00open-base\x00"
 NOTE = "\x00note\x00"

@@ -11,4 +11,9 @@ app_name = "docs"
 urlpatterns = [
     path("", views.docs_index, name="index"),
     re_path(rf"^(?P<language>{_LANGUAGE})/(?P<slug>[a-z]+/[a-z-]+)$", views.docs_page, name="page"),
+    re_path(
+        rf"^(?P<language>{_LANGUAGE})/examples/(?P<name>[a-z-]+\.[a-z]+)$",
+        views.docs_download,
+        name="download",
+    ),
 ]

@@ -50,3 +50,18 @@ def docs_page(request: HttpRequest, language: str, slug: str) -> HttpResponse:
         )
     response.headers.setdefault("Content-Language", language)
     return response
+
+
+@require_GET
+def docs_download(request: HttpRequest, language: str, name: str) -> HttpResponse:
+    """A file a page links for download, such as an example dataset. It is served under
+    every language's path so that a page's links stay in its language; the file is the
+    same in each."""
+    try:
+        content_type = pages.DOWNLOADS[name]
+    except KeyError:
+        raise Http404 from None
+    data = (pages.DOCS_DIR / "examples" / name).read_bytes()
+    response = HttpResponse(data, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

@@ -78,6 +78,43 @@ def score(input, output, expected=None):
     return (1.0 if passed else 0.0), {"feedback": str(verdict)}
 """
 
+# The judge's instructions are one module-level string constant, so that "Improve the
+# judge against the human labels" can find the prompt and rewrite it, and nothing else.
+JUDGE_WITH_LABELS = """from skynet import llm
+
+JUDGE_PROMPT = \"\"\"You grade an answer to a question.
+Answer PASS when the answer is correct and answers what was asked, FAIL otherwise.
+Then give one sentence of reasons.\"\"\"
+
+
+def score(input, output, expected=None):
+    verdict = str(llm(JUDGE_PROMPT, input=f"Question: {input['question']}\\nAnswer: {output}"))
+    passed = verdict.strip().upper().startswith("PASS")
+    return (1.0 if passed else 0.0), {"feedback": verdict}
+"""
+
+# A judge needs no expected value: a question, and an answer to judge (right, wrong, right).
+JUDGE_CASES = (
+    {
+        "input": {"question": "What is the capital of France?"},
+        "output": "Paris.",
+        "expected": None,
+        "observation": None,
+    },
+    {
+        "input": {"question": "How many legs does a spider have?"},
+        "output": "Six.",
+        "expected": None,
+        "observation": None,
+    },
+    {
+        "input": {"question": "At what temperature does water boil at sea level, in Celsius?"},
+        "output": "100 degrees.",
+        "expected": None,
+        "observation": None,
+    },
+)
+
 ACCURACY_SPEED_COST = """from skynet import reward
 
 REWARD_SPEC = {
@@ -116,6 +153,16 @@ STARTERS = {
             MODEL_AS_JUDGE,
             LABEL_CASES,
             _("The metric model says PASS or FAIL; its reasons become the feedback."),
+        ),
+        Starter(
+            "judge_with_labels",
+            _("Model as judge, with labels"),
+            JUDGE_WITH_LABELS,
+            JUDGE_CASES,
+            _(
+                "A judge whose prompt is one constant, JUDGE_PROMPT: check it against "
+                "people's labels, then improve it against them."
+            ),
         ),
         Starter(
             "accuracy_speed_cost",
