@@ -13,12 +13,22 @@ import argparse
 import sys
 
 from skynet_client import __version__, words
-from skynet_client.commands import check, convert, evaluate, init, login, run
+from skynet_client.commands import (
+    accept_prompt,
+    align,
+    check,
+    convert,
+    evaluate,
+    init,
+    labels,
+    login,
+    run,
+)
 from skynet_client.exits import INTERRUPTED, USAGE, Stop
 from skynet_client.output import Output
 from skynet_client.words import _
 
-COMMANDS = (login, init, check, convert, evaluate, run)
+COMMANDS = (login, init, check, convert, evaluate, run, align, accept_prompt, labels)
 
 
 class Parser(argparse.ArgumentParser):
