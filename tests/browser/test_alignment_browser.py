@@ -7,24 +7,32 @@ from __future__ import annotations
 import pytest
 
 from alignment.models import Alignment
-from tests.alignment.conftest import finished_run, hand_evaluation
-from tests.browser.conftest import ARTIFACTS, browser, log_in, page, screenshot  # noqa: F401
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+# The alignment tests' own fixtures, here beside the browser's (one Chromium a session).
+from tests.alignment.conftest import (  # noqa: F401
+    english,
+    finished_run,
+    hand_evaluation,
+    judge_version,
+    pending_translations,
+)
+from tests.browser.conftest import ARTIFACTS, log_in
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 
 
-def no_horizontal_scroll(page) -> bool:  # noqa: F811
+def no_horizontal_scroll(page) -> bool:
     return page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
 def test_start_and_accept_in_the_browser(
-    page,  # noqa: F811
-    browser,  # noqa: F811
+    page,
+    browser,
     live_server,
     owner,
-    judge_version,
-    screenshot,  # noqa: F811
-    pending_translations,
+    judge_version,  # noqa: F811
+    screenshot,
+    pending_translations,  # noqa: F811
 ):
     evaluation = hand_evaluation(owner, judge_version)
     log_in(page, live_server, "alice", "alice-pass-123")
