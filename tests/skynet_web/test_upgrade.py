@@ -42,6 +42,8 @@ ADDED = {
 }
 # The tables that gain those permissions: every old row kept, the new ones the added models'.
 GROWN = {"auth_permission"}
+
+
 class _EmptyObject:
     """A JSON column's {} as each backend reads it back: SQLite's text, PostgreSQL's dict."""
 
